@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/config"
+	"github.com/memdesk/memdesk/engine/ingest"
+)
+
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// usageError marks a mistake in how memdesk was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+const usageText = `memdesk keeps your memories and documents on this machine and finds them again.
+
+Usage:
+  memdesk [--db PATH] [--config FILE] [--json] [-v] <command> [arguments]
+
+Memories:
+  remember [--space S] TEXT       store a fact (an identical one is reported as duplicate)
+  edit ID TEXT                    change a fact's text
+  forget ID                       delete a fact (undo with restore)
+  restore ID                      bring a forgotten fact back
+  list [--space S] [--all] [--filter T] [--limit N]
+                                  list facts, newest first (--all includes forgotten ones)
+
+Recall:
+  recall [--space S] [--source all|memory|knowledge] [-k N] QUERY
+
+Knowledge:
+  kb add [--space S] PATH...      import files and folders (Markdown, text, HTML, PDF)
+  kb list [--space S]             list imported documents
+  kb show DOC_ID                  show a document's chunks
+  kb reimport DOC_ID              read a document's file again
+  kb rm DOC_ID                    remove a document (the file stays on disk)
+
+Maintenance:
+  stats                           what the database holds
+  admin integrity                 check the database and its indexes
+  config                          print the effective settings and where each came from
+
+Global flags:
+  --db PATH      database file (default: $MEMDESK_DB, then db_path in the config file,
+                 then memdesk.db in your data directory)
+  --config FILE  config file (default: memdesk/config.toml in your config directory)
+  --json         machine-readable output
+  -v             verbose logs on stderr
+
+Exit status: 0 ok, 1 runtime error, 2 usage error.
+`
+
+type cli struct {
+	streams
+	lookup  func(string) (string, bool)
+	json    bool
+	cfg     *config.Loaded
+	log     *slog.Logger
+	verbose bool
+}
+
+// run is the whole CLI: it returns the exit status.
+func run(ctx context.Context, args []string, st streams, lookup func(string) (string, bool)) int {
+	c := &cli{streams: st, lookup: lookup}
+	err := c.dispatch(ctx, args)
+	if err == nil {
+		return 0
+	}
+	return c.report(err)
+}
+
+// report prints err for a person (or as JSON with --json) and maps it to an exit status.
+func (c *cli) report(err error) int {
+	code := 1
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		code = 2
+	case errors.Is(err, engine.ErrBadRequest), errors.Is(err, engine.ErrInvalidText),
+		errors.Is(err, config.ErrInvalid):
+		code = 2
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	if c.json {
+		json.NewEncoder(c.err).Encode(map[string]any{"error": err.Error(), "exit": code})
+	} else {
+		fmt.Fprintf(c.err, "memdesk: %v\n", err)
+		if code == 2 && errors.As(err, &ue) {
+			fmt.Fprintln(c.err, "Run 'memdesk help' for usage.")
+		}
+	}
+	return code
+}
+
+func (c *cli) dispatch(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("memdesk", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dbPath := fs.String("db", "", "database file")
+	cfgPath := fs.String("config", "", "config file")
+	fs.BoolVar(&c.json, "json", false, "machine-readable output")
+	fs.BoolVar(&c.verbose, "v", false, "verbose logs")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(c.out, usageText)
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	level := slog.LevelWarn
+	if c.verbose {
+		level = slog.LevelDebug
+	}
+	c.log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: level}))
+
+	if err := c.loadConfig(*cfgPath, *dbPath); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fmt.Fprint(c.out, usageText)
+		return nil
+	}
+	cmd, cargs := rest[0], rest[1:]
+	switch cmd {
+	case "help", "-h", "--help":
+		fmt.Fprint(c.out, usageText)
+		return nil
+	case "remember", "add":
+		return c.remember(ctx, cargs)
+	case "edit":
+		return c.edit(ctx, cargs)
+	case "forget":
+		return c.setStatus(ctx, cargs, engine.ActionForget)
+	case "restore":
+		return c.setStatus(ctx, cargs, engine.ActionRestore)
+	case "list", "ls":
+		return c.list(ctx, cargs)
+	case "recall", "search":
+		return c.recall(ctx, cargs)
+	case "kb":
+		return c.kb(ctx, cargs)
+	case "stats":
+		return c.stats(ctx, cargs)
+	case "admin":
+		return c.admin(ctx, cargs)
+	case "config":
+		return c.printConfig(cargs)
+	default:
+		return usagef("unknown command %q", cmd)
+	}
+}
+
+// loadConfig reads the config file and environment, then applies the --db flag on top.
+func (c *cli) loadConfig(cfgPath, dbFlag string) error {
+	if cfgPath == "" {
+		if v, ok := c.lookup("MEMDESK_CONFIG"); ok && v != "" {
+			cfgPath = v
+		} else {
+			dir, err := os.UserConfigDir()
+			if err != nil {
+				return fmt.Errorf("find your config directory: %w; pass --config FILE", err)
+			}
+			cfgPath = config.DefaultPath(dir)
+		}
+	}
+	cfg, err := config.Load(cfgPath, c.lookup)
+	if err != nil {
+		return err
+	}
+	if dbFlag != "" {
+		if err := cfg.Set("db_path", dbFlag, config.SourceFlag); err != nil {
+			return err
+		}
+	}
+	c.cfg = cfg
+	return nil
+}
+
+// dbPath is the database the CLI works on: the configured one, else the data directory's.
+func (c *cli) dbPath() (string, error) {
+	if p := c.cfg.Config.DBPath; p != "" {
+		return p, nil
+	}
+	dir, err := dataDir(c.lookup)
+	if err != nil {
+		return "", fmt.Errorf("find your data directory: %w; pass --db PATH", err)
+	}
+	return filepath.Join(dir, "memdesk", "memdesk.db"), nil
+}
+
+// dataDir follows each platform's convention for application data.
+func dataDir(lookup func(string) (string, bool)) (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if v, ok := lookup("LocalAppData"); ok && v != "" {
+			return v, nil
+		}
+		return os.UserConfigDir()
+	case "darwin":
+		return os.UserConfigDir() // ~/Library/Application Support
+	default:
+		if v, ok := lookup("XDG_DATA_HOME"); ok && filepath.IsAbs(v) {
+			return v, nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, ".local", "share"), nil
+	}
+}
+
+func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {
+	path, err := c.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	cfg := c.cfg.Config
+	return engine.Open(ctx, path, engine.Options{
+		Logger: c.log,
+		Import: ingest.Limits{
+			MaxFileBytes:      int64(cfg.Import.MaxFileMB) << 20,
+			ChunkMaxRunes:     cfg.Import.ChunkMaxRunes,
+			ChunkOverlapRunes: cfg.Import.ChunkOverlapRunes,
+		},
+		Weights:  engine.Weights{FTS: cfg.Weights.FTS, Entity: cfg.Weights.Entity, Semantic: cfg.Weights.Semantic},
+		DefaultK: cfg.Recall.K,
+	})
+}
+
+// withEngine opens the engine for one command and closes it after.
+func (c *cli) withEngine(ctx context.Context, fn func(*engine.Engine) error) (err error) {
+	e, err := c.openEngine(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return fn(e)
+}
+
+// emit prints v as JSON with --json, else runs human.
+func (c *cli) emit(v any, human func(w io.Writer)) error {
+	if c.json {
+		enc := json.NewEncoder(c.out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	}
+	human(c.out)
+	return nil
+}
+
+// parseInterleaved parses flags that may stand before, between or after positional
+// arguments ("recall 老王 -k 3"). Everything after "--" is positional, so text that starts
+// with a dash can still be remembered.
+func (c *cli) parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	// --json after the command works too: people type it wherever they remember it.
+	fs.BoolVar(&c.json, "json", c.json, "machine-readable output")
+	var tail []string
+	for i, a := range args {
+		if a == "--" {
+			args, tail = args[:i], args[i+1:]
+			break
+		}
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(positional, tail...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func joinArgs(args []string) string { return strings.Join(args, " ") }

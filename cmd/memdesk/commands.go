@@ -1,0 +1,399 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+func (c *cli) remember(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("remember", flag.ContinueOnError)
+	space := fs.String("space", "", "space (namespace) of the fact")
+	pos, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("remember: give the text to remember, e.g. memdesk remember \"CI uses Python 3.12\"")
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: joinArgs(pos), Space: *space})
+		if err != nil {
+			return err
+		}
+		return c.emit(res, func(w io.Writer) {
+			if res.Status == engine.StatusDuplicate {
+				fmt.Fprintf(w, "already remembered as fact %d (nothing written)\n", res.FactID)
+				return
+			}
+			fmt.Fprintf(w, "remembered as fact %d\n", res.FactID)
+		})
+	})
+}
+
+func parseID(what, s string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usagef("%s: %q is not an id (a positive number, as shown by list or recall)", what, s)
+	}
+	return id, nil
+}
+
+func (c *cli) edit(ctx context.Context, args []string) error {
+	if len(args) < 2 {
+		return usagef("edit: give an id and the new text, e.g. memdesk edit 12 \"CI uses Python 3.13\"")
+	}
+	id, err := parseID("edit", args[0])
+	if err != nil {
+		return err
+	}
+	text := joinArgs(args[1:])
+	if len(args) > 1 && args[1] == "--" {
+		text = joinArgs(args[2:])
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionEdit, ID: id, Text: text})
+		if err != nil {
+			return err
+		}
+		return c.emit(res, func(w io.Writer) { fmt.Fprintf(w, "fact %d %s\n", res.FactID, res.Status) })
+	})
+}
+
+func (c *cli) setStatus(ctx context.Context, args []string, action engine.RememberAction) error {
+	if len(args) != 1 {
+		return usagef("%s: give one fact id", action)
+	}
+	id, err := parseID(string(action), args[0])
+	if err != nil {
+		return err
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: action, ID: id})
+		if err != nil {
+			return err
+		}
+		return c.emit(res, func(w io.Writer) {
+			fmt.Fprintf(w, "fact %d %s\n", res.FactID, res.Status)
+			if res.Status == engine.StatusForgotten {
+				fmt.Fprintf(w, "undo with: memdesk restore %d\n", res.FactID)
+			}
+		})
+	})
+}
+
+func (c *cli) list(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	space := fs.String("space", "", "only this space")
+	all := fs.Bool("all", false, "include forgotten and superseded facts")
+	filter := fs.String("filter", "", "only facts containing this text")
+	limit := fs.Int("limit", 0, "at most this many facts (0: all)")
+	pos, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("list: unexpected argument %q (use --filter to search within the list)", pos[0])
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.List(ctx, engine.ListRequest{Space: *space, All: *all, Filter: *filter, Limit: *limit})
+		if err != nil {
+			return err
+		}
+		return c.emit(res, func(w io.Writer) {
+			if len(res.Facts) == 0 {
+				fmt.Fprintln(w, "no facts yet: add one with memdesk remember \"...\"")
+				return
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSPACE\tSTATUS\tCREATED\tTEXT")
+			for _, f := range res.Facts {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", f.ID, f.Space, f.Status,
+					f.CreatedAt.Local().Format("2006-01-02 15:04"), f.Text)
+			}
+			tw.Flush()
+		})
+	})
+}
+
+func (c *cli) recall(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
+	space := fs.String("space", "", "space to search")
+	source := fs.String("source", "all", "all, memory or knowledge")
+	k := fs.Int("k", 0, "number of hits (default from config)")
+	pos, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("recall: give a query, e.g. memdesk recall \"python version\"")
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.Recall(ctx, engine.RecallRequest{Query: joinArgs(pos), Space: *space,
+			Source: engine.Source(*source), K: *k})
+		if err != nil {
+			return err
+		}
+		return c.emit(res, func(w io.Writer) { printRecall(w, res) })
+	})
+}
+
+func printRecall(w io.Writer, res engine.RecallResult) {
+	if len(res.Hits) == 0 {
+		fmt.Fprintln(w, "nothing relevant found")
+	}
+	if res.Relaxed {
+		fmt.Fprintln(w, "(no strict match; showing looser matches)")
+	}
+	for i, h := range res.Hits {
+		where := fmt.Sprintf("memory #%d", h.ID)
+		if h.Doc != nil {
+			where = fmt.Sprintf("%s — %s:%d-%d", h.Doc.Title, h.Doc.Path, h.Doc.LineStart, h.Doc.LineEnd)
+		}
+		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, where, clip(h.Text, 300))
+		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, h.Why)
+	}
+	fmt.Fprintf(w, "semantic leg: %s\n", res.Semantic)
+}
+
+// clip shortens text to n runes for a terminal line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+func (c *cli) kb(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("kb: give a subcommand: add, list, show, reimport or rm")
+	}
+	sub, args := args[0], args[1:]
+	switch sub {
+	case "add", "import":
+		return c.kbAdd(ctx, args)
+	case "list", "ls":
+		fs := flag.NewFlagSet("kb list", flag.ContinueOnError)
+		space := fs.String("space", "", "only this space")
+		if _, err := c.parseInterleaved(fs, args); err != nil {
+			return err
+		}
+		return c.withEngine(ctx, func(e *engine.Engine) error {
+			res, err := e.KBList(ctx, *space)
+			if err != nil {
+				return err
+			}
+			return c.emit(res, func(w io.Writer) {
+				if len(res.Documents) == 0 {
+					fmt.Fprintln(w, "no documents yet: import some with memdesk kb add PATH")
+					return
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tCHUNKS\tSPACE\tTITLE\tPATH")
+				for _, d := range res.Documents {
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", d.ID, d.Chunks, d.Space, d.Title, d.Path)
+				}
+				tw.Flush()
+			})
+		})
+	case "show":
+		if len(args) != 1 {
+			return usagef("kb show: give one document id")
+		}
+		id, err := parseID("kb show", args[0])
+		if err != nil {
+			return err
+		}
+		return c.withEngine(ctx, func(e *engine.Engine) error {
+			chunks, err := e.KBChunks(ctx, id)
+			if err != nil {
+				return err
+			}
+			return c.emit(map[string]any{"doc_id": id, "chunks": chunks}, func(w io.Writer) {
+				for _, ch := range chunks {
+					fmt.Fprintf(w, "--- chunk %d, lines %d-%d %s\n%s\n", ch.Ordinal, ch.LineStart, ch.LineEnd, ch.Heading, ch.Text)
+				}
+			})
+		})
+	case "reimport":
+		if len(args) != 1 {
+			return usagef("kb reimport: give one document id")
+		}
+		id, err := parseID("kb reimport", args[0])
+		if err != nil {
+			return err
+		}
+		return c.withEngine(ctx, func(e *engine.Engine) error {
+			f, err := e.KBReimport(ctx, id)
+			if err != nil {
+				return err
+			}
+			return c.emit(f, func(w io.Writer) { fmt.Fprintf(w, "%s: %s (%d chunks)\n", f.Path, f.Outcome, f.Chunks) })
+		})
+	case "rm", "remove":
+		if len(args) != 1 {
+			return usagef("kb rm: give one document id")
+		}
+		id, err := parseID("kb rm", args[0])
+		if err != nil {
+			return err
+		}
+		return c.withEngine(ctx, func(e *engine.Engine) error {
+			if err := e.KBRemove(ctx, id); err != nil {
+				return err
+			}
+			return c.emit(map[string]any{"doc_id": id, "status": "removed"}, func(w io.Writer) {
+				fmt.Fprintf(w, "document %d removed (the file on disk is untouched)\n", id)
+			})
+		})
+	default:
+		return usagef("kb: unknown subcommand %q (want add, list, show, reimport or rm)", sub)
+	}
+}
+
+func (c *cli) kbAdd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("kb add", flag.ContinueOnError)
+	space := fs.String("space", "", "space to import into")
+	paths, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usagef("kb add: name files or folders to import, e.g. memdesk kb add ~/notes")
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		var bar *progressbar.ProgressBar
+		progress := func(p engine.ImportProgress) {
+			if bar == nil {
+				bar = c.newBar(p.BytesTotal, "importing")
+			}
+			if bar != nil {
+				bar.Describe(fmt.Sprintf("importing %d/%d", p.FilesDone, p.FilesTotal))
+				bar.Set64(p.BytesDone)
+			}
+		}
+		res, err := e.KBAdd(ctx, engine.KBAddRequest{Paths: paths, Space: *space, Progress: progress})
+		if bar != nil {
+			bar.Finish()
+			fmt.Fprintln(c.err)
+		}
+		if err != nil && len(res.Files) == 0 {
+			return err
+		}
+		if perr := c.emit(res, func(w io.Writer) { printImport(w, res) }); perr != nil {
+			return perr
+		}
+		return err
+	})
+}
+
+func printImport(w io.Writer, res engine.KBAddResult) {
+	for _, f := range res.Files {
+		switch f.Outcome {
+		case engine.ImportSkipped, engine.ImportFailed:
+			fmt.Fprintf(w, "%s %s: %s\n", f.Outcome, f.Path, f.Reason)
+		default:
+			fmt.Fprintf(w, "%s %s (document %d, %d chunks)\n", f.Outcome, f.Path, f.DocID, f.Chunks)
+		}
+	}
+	fmt.Fprintf(w, "%d added, %d updated, %d unchanged, %d skipped, %d failed\n",
+		res.Added, res.Updated, res.Unchanged, res.Skipped, res.Failed)
+}
+
+// newBar returns a byte progress bar on stderr, or nil when stderr is not a terminal (a
+// script's log should not fill with carriage returns).
+func (c *cli) newBar(total int64, desc string) *progressbar.ProgressBar {
+	f, ok := c.err.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || c.json {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(c.err),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (c *cli) stats(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		return usagef("stats: takes no arguments")
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		s, err := e.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		return c.emit(s, func(w io.Writer) {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "database\t%s (%.1f MB, schema %d)\n", s.Path, float64(s.FileBytes)/(1<<20), s.SchemaVersion)
+			fmt.Fprintf(tw, "facts\t%d active, %d superseded, %d forgotten\n", s.FactsActive, s.FactsSuperseded, s.FactsDeleted)
+			fmt.Fprintf(tw, "knowledge\t%d documents, %d chunks\n", s.Documents, s.Chunks)
+			fmt.Fprintf(tw, "spaces\t%d\n", s.Spaces)
+			fmt.Fprintf(tw, "semantic leg\t%s\n", s.Semantic)
+			tw.Flush()
+		})
+	})
+}
+
+func (c *cli) admin(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("admin: give an action, e.g. memdesk admin integrity")
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.Admin(ctx, engine.AdminRequest{Action: args[0]})
+		if err != nil {
+			return err
+		}
+		if err := c.emit(res, func(w io.Writer) {
+			state := "ok"
+			if !res.OK {
+				state = "PROBLEMS FOUND"
+			}
+			fmt.Fprintf(w, "%s: %s\n", res.Action, state)
+			for _, d := range res.Details {
+				fmt.Fprintf(w, "  %s\n", d)
+			}
+		}); err != nil {
+			return err
+		}
+		if !res.OK {
+			return fmt.Errorf("%s found problems; back up the database file before repairing it", res.Action)
+		}
+		return nil
+	})
+}
+
+func (c *cli) printConfig(args []string) error {
+	if len(args) > 0 {
+		return usagef("config: takes no arguments")
+	}
+	db, err := c.dbPath()
+	if err != nil {
+		return err
+	}
+	entries := c.cfg.Entries()
+	return c.emit(map[string]any{"file": c.cfg.Path, "db": db, "settings": entries}, func(w io.Writer) {
+		fmt.Fprintf(w, "config file: %s\ndatabase:    %s\n\n", c.cfg.Path, db)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KEY\tVALUE\tFROM\tENV")
+		for _, en := range entries {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", en.Key, en.Value, en.Source, en.Env)
+		}
+		tw.Flush()
+	})
+}

@@ -1,0 +1,141 @@
+// Package engine is memdesk's one API: remembering facts, importing knowledge, recalling
+// both, and the maintenance actions behind the settings page. The CLI, the GUI and the MCP
+// server all hold an *Engine and exchange the plain request and result structs defined here,
+// so every surface behaves the same way.
+//
+// Retrieval is built from legs (lexical now; entity and semantic later), each producing raw
+// scores with a reason, fused per query. Pure pieces live in sub-packages (query, ingest).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/memdesk/memdesk/engine/ingest"
+	"github.com/memdesk/memdesk/store"
+)
+
+// Sentinel errors at the engine's boundary; every surface maps them to its medium.
+var (
+	// ErrNotFound: the fact or document id does not exist.
+	ErrNotFound = store.ErrNotFound
+	// ErrDuplicate: the change would make two active facts of one space say the same thing.
+	ErrDuplicate = errors.New("duplicate")
+	// ErrBadRequest: the request itself is wrong (empty query, unknown action, bad source).
+	ErrBadRequest = errors.New("bad request")
+)
+
+// Weights scale each leg's head-normalized score in fusion.
+type Weights struct {
+	FTS      float64
+	Entity   float64
+	Semantic float64
+}
+
+// Options configure an Engine. The zero value works: defaults fill what is unset.
+type Options struct {
+	Logger  *slog.Logger
+	Import  ingest.Limits
+	Weights Weights
+	// DefaultK is the number of hits a recall returns when the request does not say.
+	DefaultK int
+	// SemanticState reports the semantic leg's state for results ("off" when nil).
+	SemanticState func() string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Weights == (Weights{}) {
+		o.Weights = Weights{FTS: 1, Entity: 0.6, Semantic: 0.6}
+	}
+	if o.DefaultK <= 0 {
+		o.DefaultK = 10
+	}
+	if o.SemanticState == nil {
+		o.SemanticState = func() string { return "off" }
+	}
+	return o
+}
+
+// Engine is an open memdesk database with its retrieval machinery. It is safe for
+// concurrent use.
+type Engine struct {
+	st    *store.Store
+	opts  Options
+	log   *slog.Logger
+	admin map[string]adminAction
+}
+
+// Open opens the database at path, creating and migrating it as needed.
+func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	e := &Engine{st: st, opts: opts, log: opts.Logger}
+	e.admin = e.adminActions()
+	return e, nil
+}
+
+// Close releases the database.
+func (e *Engine) Close() error {
+	if err := e.st.Close(); err != nil {
+		return fmt.Errorf("close database: %w", err)
+	}
+	return nil
+}
+
+// Path is the database file the engine works on.
+func (e *Engine) Path() string { return e.st.Path() }
+
+// Stats summarizes what the database holds.
+type Stats struct {
+	Path            string `json:"path"`
+	FactsActive     int    `json:"facts_active"`
+	FactsSuperseded int    `json:"facts_superseded"`
+	FactsDeleted    int    `json:"facts_deleted"`
+	Documents       int    `json:"documents"`
+	Chunks          int    `json:"chunks"`
+	EntityRows      int    `json:"entity_rows"`
+	Vectors         int    `json:"vectors"`
+	Spaces          int    `json:"spaces"`
+	FileBytes       int64  `json:"file_bytes"`
+	SchemaVersion   int    `json:"schema_version"`
+	Semantic        string `json:"semantic"`
+}
+
+// Stats counts facts, documents and index rows.
+func (e *Engine) Stats(ctx context.Context) (Stats, error) {
+	s, err := e.st.Stats(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	return Stats{
+		Path:            e.st.Path(),
+		FactsActive:     s.FactsActive,
+		FactsSuperseded: s.FactsSuperseded,
+		FactsDeleted:    s.FactsDeleted,
+		Documents:       s.Documents,
+		Chunks:          s.Chunks,
+		EntityRows:      s.Entities,
+		Vectors:         s.Vectors,
+		Spaces:          s.Spaces,
+		FileBytes:       s.FileBytes,
+		SchemaVersion:   s.SchemaVersion,
+		Semantic:        e.opts.SemanticState(),
+	}, nil
+}
+
+// spaceOrDefault maps an unset space to the default namespace.
+func spaceOrDefault(space string) string {
+	if space == "" {
+		return "default"
+	}
+	return space
+}

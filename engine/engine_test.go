@@ -1,0 +1,410 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func openTestEngine(t testing.TB) *Engine {
+	t.Helper()
+	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "memdesk.db"), Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func remember(t testing.TB, e *Engine, space, text string) int64 {
+	t.Helper()
+	res, err := e.Remember(context.Background(), RememberRequest{Action: ActionAdd, Text: text, Space: space})
+	if err != nil {
+		t.Fatalf("Remember(%q): %v", text, err)
+	}
+	return res.FactID
+}
+
+// recallIDs returns the ids of the hits of one source, in rank order.
+func recallIDs(t *testing.T, e *Engine, req RecallRequest) []int64 {
+	t.Helper()
+	res, err := e.Recall(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Recall(%+v): %v", req, err)
+	}
+	var ids []int64
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+func TestRememberLifecycle(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	steps := []struct {
+		name string
+		req  RememberRequest
+		want RememberResult
+	}{
+		{"add", RememberRequest{Action: ActionAdd, Text: "  CI uses\tPython 3.12 "}, RememberResult{1, StatusAdded}},
+		{"identical is duplicate", RememberRequest{Text: "CI uses Python 3.12"}, RememberResult{1, StatusDuplicate}},
+		{"case and width fold to duplicate", RememberRequest{Text: "ci USES ｐｙｔｈｏｎ 3.12"}, RememberResult{1, StatusDuplicate}},
+		{"another space is separate", RememberRequest{Text: "CI uses Python 3.12", Space: "work"}, RememberResult{2, StatusAdded}},
+		{"edit", RememberRequest{Action: ActionEdit, ID: 1, Text: "CI uses Python 3.13"}, RememberResult{1, StatusEdited}},
+		{"edit to same text", RememberRequest{Action: ActionEdit, ID: 1, Text: "CI uses  Python 3.13"}, RememberResult{1, StatusUnchanged}},
+		{"forget", RememberRequest{Action: ActionForget, ID: 1}, RememberResult{1, StatusForgotten}},
+		{"forget twice", RememberRequest{Action: ActionForget, ID: 1}, RememberResult{1, StatusUnchanged}},
+		{"restore", RememberRequest{Action: ActionRestore, ID: 1}, RememberResult{1, StatusRestored}},
+	}
+	for _, s := range steps {
+		got, err := e.Remember(ctx, s.req)
+		if err != nil {
+			t.Fatalf("%s: Remember(%+v): %v", s.name, s.req, err)
+		}
+		if got != s.want {
+			t.Errorf("%s: Remember(%+v) = %+v, want %+v", s.name, s.req, got, s.want)
+		}
+	}
+	f, err := e.Fact(ctx, 1)
+	if err != nil || f.Text != "CI uses Python 3.13" || f.Status != "active" {
+		t.Errorf("Fact(1) = %+v, %v", f, err)
+	}
+}
+
+func TestRememberRejectsBadInput(t *testing.T) {
+	e := openTestEngine(t)
+	remember(t, e, "", "alpha")
+	remember(t, e, "", "beta")
+	tests := []struct {
+		name string
+		req  RememberRequest
+		want error
+	}{
+		{"invalid utf-8", RememberRequest{Text: "bad \xff byte"}, ErrInvalidText},
+		{"nul byte", RememberRequest{Text: "nul\x00byte"}, ErrInvalidText},
+		{"empty", RememberRequest{Text: " \t\n "}, ErrInvalidText},
+		{"too long", RememberRequest{Text: strings.Repeat("长", MaxFactBytes)}, ErrInvalidText},
+		{"bad space", RememberRequest{Text: "x", Space: "a\nb"}, ErrBadRequest},
+		{"unknown action", RememberRequest{Action: "explode", Text: "x"}, ErrBadRequest},
+		{"edit missing id", RememberRequest{Action: ActionEdit, ID: 99, Text: "x"}, ErrNotFound},
+		{"forget missing id", RememberRequest{Action: ActionForget, ID: 99}, ErrNotFound},
+		{"edit into duplicate", RememberRequest{Action: ActionEdit, ID: 2, Text: "ALPHA"}, ErrDuplicate},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.Remember(context.Background(), tc.req)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("Remember(%+v) err = %v, want %v", tc.req, err, tc.want)
+			}
+		})
+	}
+	list, err := e.List(context.Background(), ListRequest{All: true})
+	if err != nil || len(list.Facts) != 2 {
+		t.Errorf("after bad input: %d facts (%v), want the 2 good ones untouched", len(list.Facts), err)
+	}
+}
+
+func TestRecallLexical(t *testing.T) {
+	e := openTestEngine(t)
+	wang := remember(t, e, "", "老王喜欢简约风格")
+	ci := remember(t, e, "", "CI uses Python 3.12")
+	meeting := remember(t, e, "", "每周三开会讨论进度")
+	phone := remember(t, e, "", "上个月换了新手机")
+	goFact := remember(t, e, "", "We write services in Go")
+	goodFact := remember(t, e, "", "a good day for gophers")
+	workFact := remember(t, e, "work", "老王的工位在三楼")
+
+	tests := []struct {
+		name string
+		req  RecallRequest
+		want []int64
+	}{
+		{"chinese trigram", RecallRequest{Query: "简约风格"}, []int64{wang}},
+		{"english word", RecallRequest{Query: "which python version"}, []int64{ci}},
+		{"version string", RecallRequest{Query: "3.12"}, []int64{ci}},
+		{"two-char cjk falls back to substring", RecallRequest{Query: "周三"}, []int64{meeting}},
+		{"another two-char cjk", RecallRequest{Query: "手机"}, []int64{phone}},
+		{"short latin word needs word bounds", RecallRequest{Query: "Go"}, []int64{goFact}},
+		{"space isolation", RecallRequest{Query: "老王", Space: "work"}, []int64{workFact}},
+		{"default space only", RecallRequest{Query: "老王"}, []int64{wang}},
+		{"unrelated", RecallRequest{Query: "量子纠缠实验"}, nil},
+		{"k limits", RecallRequest{Query: "老王喜欢 python 周三", K: 1}, []int64{wang}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, recallIDs(t, e, tc.req), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Recall(%+v) ids (-want +got):\n%s", tc.req, diff)
+			}
+		})
+	}
+	_ = goodFact
+}
+
+func TestRecallHitExplainsItself(t *testing.T) {
+	e := openTestEngine(t)
+	remember(t, e, "", "老王喜欢简约风格")
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "老王 简约风格"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 {
+		t.Fatalf("got %d hits, want 1", len(res.Hits))
+	}
+	h := res.Hits[0]
+	if h.Source != SourceMemory || h.Legs.FTS <= 0 || h.Score != 1 {
+		t.Errorf("hit = %+v; want a memory with a positive fts score, head score 1", h)
+	}
+	if diff := cmp.Diff([]string{"简约风", "约风格"}, h.Matched); diff != "" {
+		t.Errorf("matched terms (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(h.Why, "简约风") || !strings.Contains(h.Why, "bm25") {
+		t.Errorf("why = %q; want the matched terms and the bm25 score", h.Why)
+	}
+	if res.Semantic != "off" {
+		t.Errorf("semantic = %q, want off without a model", res.Semantic)
+	}
+}
+
+func TestRecallSurvivesFTS5Syntax(t *testing.T) {
+	e := openTestEngine(t)
+	remember(t, e, "", `She said "hello" AND left (quickly) - NEAR the door*`)
+	queries := []string{
+		`"`, `""`, `"""`, `*`, `(`, `)`, `()`, `-`, `^`, `:`, `+`, `AND`, `OR`, `NOT`, `NEAR`,
+		`NEAR(a b)`, `a OR`, `AND AND AND`, `"unterminated`, `col:value`, `{a b}`, `hello*`,
+		`-hello`, `^hello`, `hello NOT door`, `'); DROP TABLE facts; --`, "\x00", "\xff\xfe",
+		`%`, `_`, `\`,
+	}
+	for _, q := range queries {
+		t.Run(q, func(t *testing.T) {
+			if _, err := e.Recall(context.Background(), RecallRequest{Query: q}); err != nil && !errors.Is(err, ErrBadRequest) {
+				t.Errorf("Recall(%q) err = %v; want no error (or a bad-request for an empty query)", q, err)
+			}
+		})
+	}
+	got := recallIDs(t, e, RecallRequest{Query: `"hello" AND (quickly)`})
+	if diff := cmp.Diff([]int64{1}, got); diff != "" {
+		t.Errorf("operators as plain words (-want +got):\n%s", diff)
+	}
+}
+
+func TestRecallRejectsBadRequests(t *testing.T) {
+	e := openTestEngine(t)
+	for _, req := range []RecallRequest{{Query: ""}, {Query: "   "}, {Query: "x", Source: "web"}} {
+		if _, err := e.Recall(context.Background(), req); !errors.Is(err, ErrBadRequest) {
+			t.Errorf("Recall(%+v) err = %v, want ErrBadRequest", req, err)
+		}
+	}
+}
+
+func TestRecallFollowsEditsAndForget(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	id := remember(t, e, "", "the staging server lives in Frankfurt")
+	if _, err := e.Remember(ctx, RememberRequest{Action: ActionEdit, ID: id, Text: "the staging server moved to Dublin"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "Frankfurt"}); len(got) != 0 {
+		t.Errorf("old text still recalled after edit: %v", got)
+	}
+	if diff := cmp.Diff([]int64{id}, recallIDs(t, e, RecallRequest{Query: "Dublin"})); diff != "" {
+		t.Errorf("edited text (-want +got):\n%s", diff)
+	}
+	if _, err := e.Remember(ctx, RememberRequest{Action: ActionForget, ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "Dublin"}); len(got) != 0 {
+		t.Errorf("forgotten fact recalled: %v", got)
+	}
+}
+
+// copyTree copies testdata/kb into a temporary folder the test may change.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func outcomes(res KBAddResult) map[string]string {
+	out := map[string]string{}
+	for _, f := range res.Files {
+		out[filepath.Base(f.Path)] = f.Outcome
+	}
+	return out
+}
+
+func TestKBImportEachFormat(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	dir := copyTree(t, "testdata/kb")
+	var progress []ImportProgress
+	res, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{dir}, Progress: func(p ImportProgress) { progress = append(progress, p) }})
+	if err != nil {
+		t.Fatalf("KBAdd: %v", err)
+	}
+	want := map[string]string{
+		"deploy.md": ImportAdded, "cluster.txt": ImportAdded, "page.html": ImportAdded,
+		"report.pdf": ImportAdded, "binary.md": ImportSkipped,
+	}
+	if diff := cmp.Diff(want, outcomes(res)); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if n := len(progress); n != 5 || progress[n-1].FilesDone != 5 || progress[n-1].BytesDone != progress[n-1].BytesTotal {
+		t.Errorf("progress = %+v; want 5 reports (every candidate file, the skipped binary too) ending at 5/5 files and all bytes", progress)
+	}
+
+	tests := []struct {
+		query, wantFile, wantText string
+	}{
+		{"杭州机房", "deploy.md", "杭州机房"},
+		{"rollback", "deploy.md", "make rollback"},
+		{"Frankfurt nodes", "cluster.txt", "Frankfurt"},
+		{"美式咖啡", "page.html", "美式咖啡"},
+		{"quarterly revenue", "report.pdf", "revenue"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			res, err := e.Recall(ctx, RecallRequest{Query: tc.query, Source: SourceKnowledge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) == 0 {
+				t.Fatalf("Recall(%q) found nothing", tc.query)
+			}
+			h := res.Hits[0]
+			if h.Doc == nil || filepath.Base(h.Doc.Path) != tc.wantFile || !strings.Contains(strings.ToLower(h.Text), strings.ToLower(tc.wantText)) {
+				t.Errorf("top hit = %+v (doc %+v); want a chunk of %s containing %q", h, h.Doc, tc.wantFile, tc.wantText)
+			}
+			if h.Doc != nil && (h.Doc.LineStart < 1 || h.Doc.LineEnd < h.Doc.LineStart) {
+				t.Errorf("hit lines %d-%d are not a span", h.Doc.LineStart, h.Doc.LineEnd)
+			}
+		})
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "scriptword", Source: SourceKnowledge}); len(got) != 0 {
+		t.Errorf("HTML script text was indexed: %v", got)
+	}
+}
+
+func TestKBReimport(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	dir := copyTree(t, "testdata/kb")
+	if _, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Unchanged != 4 || again.Added+again.Updated != 0 {
+		t.Errorf("second import = %+v; want 4 unchanged", again)
+	}
+	cluster := filepath.Join(dir, "sub", "cluster.txt")
+	if err := os.WriteFile(cluster, []byte("The staging cluster moved to Singapore.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.KBList(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docID int64
+	for _, d := range list.Documents {
+		if d.Path == cluster {
+			docID = d.ID
+		}
+	}
+	if docID == 0 {
+		t.Fatalf("cluster.txt not in %+v", list.Documents)
+	}
+	f, err := e.KBReimport(ctx, docID)
+	if err != nil || f.Outcome != ImportUpdated {
+		t.Fatalf("KBReimport = %+v, %v; want updated", f, err)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "Frankfurt", Source: SourceKnowledge}); len(got) != 0 {
+		t.Errorf("old chunk still recalled after re-import: %v", got)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "Singapore", Source: SourceKnowledge}); len(got) != 1 {
+		t.Errorf("new chunk recalled %d times, want 1", len(got))
+	}
+	if err := os.Remove(cluster); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.KBReimport(ctx, docID); err == nil || !strings.Contains(err.Error(), "kb rm") {
+		t.Errorf("re-import of a deleted file: err = %v; want one that says how to remove it", err)
+	}
+	if err := e.KBRemove(ctx, docID); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "Singapore", Source: SourceKnowledge}); len(got) != 0 {
+		t.Errorf("removed document recalled: %v", got)
+	}
+	res, err := e.Admin(ctx, AdminRequest{Action: "integrity"})
+	if err != nil || !res.OK {
+		t.Errorf("integrity after re-imports = %+v, %v", res, err)
+	}
+}
+
+func TestKBImportCancel(t *testing.T) {
+	e := openTestEngine(t)
+	dir := copyTree(t, "testdata/kb")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{dir}, Progress: func(p ImportProgress) {
+		if p.FilesDone == 1 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("KBAdd err = %v, want context.Canceled", err)
+	}
+	if res.Added != 1 {
+		t.Errorf("cancelled import added %d files, want the 1 finished before cancel", res.Added)
+	}
+	list, lerr := e.KBList(context.Background(), "")
+	if lerr != nil || len(list.Documents) != 1 || list.Documents[0].Chunks == 0 {
+		t.Errorf("after cancel: %+v, %v; want exactly the finished document, whole", list, lerr)
+	}
+}
+
+func TestKBAddErrors(t *testing.T) {
+	e := openTestEngine(t)
+	if _, err := e.KBAdd(context.Background(), KBAddRequest{}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("KBAdd() err = %v, want ErrBadRequest", err)
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	if _, err := e.KBAdd(context.Background(), KBAddRequest{Paths: []string{missing}}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("KBAdd(missing) err = %v; want one naming the path", err)
+	}
+}
+
+func TestAdminUnknownAction(t *testing.T) {
+	e := openTestEngine(t)
+	_, err := e.Admin(context.Background(), AdminRequest{Action: "defrag"})
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "integrity") {
+		t.Errorf("Admin(defrag) err = %v; want ErrBadRequest listing the actions", err)
+	}
+}

@@ -1,0 +1,163 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Candidate is a file an import should read.
+type Candidate struct {
+	Path string // absolute and cleaned
+	Size int64
+}
+
+// Skipped is a file or folder an import leaves out, with a reason a person can act on.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Discover expands files and folders, recursively, into the files an import should read,
+// sorted by path. Files named explicitly are always considered; inside folders, hidden
+// entries and files of other types are passed over silently since they are not documents.
+// Symbolic links are followed, each real folder is read once so link loops end, and a file
+// reached twice is listed once. Only a named path that does not exist, or cancellation, is an
+// error; everything else that cannot be read is reported in the skipped list.
+func Discover(ctx context.Context, paths []string, lim Limits) ([]Candidate, []Skipped, error) {
+	d := discovery{lim: lim.withDefaults(), seenFiles: map[string]bool{}, seenDirs: map[string]bool{}}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("discover files: %w", err)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resolve %q: %w", p, err)
+		}
+		info, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil, fmt.Errorf("%q does not exist; check the path and try again: %w", p, err)
+		case err != nil:
+			d.skip(abs, "cannot read: "+reason(err))
+		case info.IsDir():
+			if err := d.walk(ctx, abs); err != nil {
+				return nil, nil, err
+			}
+		default:
+			if _, err := FormatOf(abs); err != nil {
+				d.skip(abs, fmt.Sprintf("unsupported file type %q (memdesk reads .md, .txt, .html and .pdf)", filepath.Ext(abs)))
+				continue
+			}
+			d.file(abs, info)
+		}
+	}
+	sort.Slice(d.found, func(i, j int) bool { return d.found[i].Path < d.found[j].Path })
+	sort.Slice(d.skipped, func(i, j int) bool { return d.skipped[i].Path < d.skipped[j].Path })
+	return d.found, d.skipped, nil
+}
+
+type discovery struct {
+	lim       Limits
+	found     []Candidate
+	skipped   []Skipped
+	seenFiles map[string]bool // real paths, so a file named twice or reached by a link counts once
+	seenDirs  map[string]bool // real paths, so a link back up the tree cannot loop
+}
+
+func (d *discovery) skip(path, why string) {
+	d.skipped = append(d.skipped, Skipped{Path: path, Reason: why})
+}
+
+// walk visits the folder tree under root with an explicit stack, so a deep tree costs no
+// goroutine stack.
+func (d *discovery) walk(ctx context.Context, root string) error {
+	stack := []string{root}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			d.skip(dir, "cannot read folder: "+reason(err))
+			continue
+		}
+		if d.seenDirs[real] {
+			continue
+		}
+		d.seenDirs[real] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			d.skip(dir, "cannot read folder: "+reason(err))
+			continue
+		}
+		for _, e := range entries {
+			// Checked per entry: a folder can hold many thousands of files, each opened below.
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("discover files in %q: %w", root, err)
+			}
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			// Stat follows links; a DirEntry's own type would only say "symlink".
+			info, err := os.Stat(path)
+			if err != nil {
+				if _, ferr := FormatOf(path); ferr == nil || e.Type()&fs.ModeSymlink != 0 {
+					d.skip(path, "cannot read: "+reason(err))
+				}
+				continue
+			}
+			if info.IsDir() {
+				stack = append(stack, path)
+				continue
+			}
+			if _, err := FormatOf(path); err == nil {
+				d.file(path, info)
+			}
+		}
+	}
+	return nil
+}
+
+// file records one document file, or the reason it cannot be imported.
+func (d *discovery) file(path string, info fs.FileInfo) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		d.skip(path, "cannot read: "+reason(err))
+		return
+	}
+	if d.seenFiles[real] {
+		return
+	}
+	d.seenFiles[real] = true
+	switch {
+	case !info.Mode().IsRegular():
+		d.skip(path, "not a regular file")
+	case info.Size() > d.lim.MaxFileBytes:
+		d.skip(path, fmt.Sprintf("file too large (%s > limit %s)", byteSize(info.Size()), byteSize(d.lim.MaxFileBytes)))
+	default:
+		// Opening is the one reliable test of read permission (ACLs, root, network mounts).
+		f, err := os.Open(path)
+		if err != nil {
+			d.skip(path, "cannot read: "+reason(err))
+			return
+		}
+		f.Close()
+		d.found = append(d.found, Candidate{Path: path, Size: info.Size()})
+	}
+}
+
+// reason turns an error into a short phrase for the skipped list: the path is already
+// shown next to it, so the *PathError's own copy of the path would only repeat it.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
+}

@@ -1,0 +1,231 @@
+// Package ingest owns the step from a file on disk to titled text and search-sized chunks:
+// which files an import reads (Discover), how each format becomes plain text (Parse), and
+// where that text is cut (SplitChunks). It is pure apart from reading the files it is given:
+// it knows nothing of the store or of ranking.
+//
+// Every chunk points back into Document.Text by byte span and line numbers, so a search hit
+// can show exactly where it came from. For Markdown and plain text, Document.Text is the file
+// itself after removing a byte order mark, turning CRLF into LF and NFC normalization, so
+// the line numbers are the file's own.
+package ingest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Sentinel errors, usable with errors.Is. The errors that wrap them say what the user can do.
+var (
+	ErrUnsupported = errors.New("unsupported file type")
+	ErrTooLarge    = errors.New("file too large")
+	ErrBinary      = errors.New("binary file")
+	ErrNotUTF8     = errors.New("not UTF-8 text")
+	ErrNoText      = errors.New("no extractable text")
+)
+
+// Limits bound what one import may read. Zero values mean the defaults.
+type Limits struct {
+	MaxFileBytes int64 // default 20 MiB; larger files are skipped with ErrTooLarge
+	// ChunkMaxRunes caps the runes in one chunk's Text; default 800.
+	ChunkMaxRunes int
+	// ChunkOverlapRunes is how much of a chunk the next one repeats when a paragraph had to
+	// be cut; default 80, negative for none, and never more than half of ChunkMaxRunes.
+	ChunkOverlapRunes int
+}
+
+const (
+	defaultMaxFileBytes = 20 << 20
+	defaultChunkRunes   = 800
+	defaultOverlapRunes = 80
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = defaultMaxFileBytes
+	}
+	if l.ChunkMaxRunes <= 0 {
+		l.ChunkMaxRunes = defaultChunkRunes
+	}
+	if l.ChunkOverlapRunes == 0 {
+		l.ChunkOverlapRunes = defaultOverlapRunes
+	}
+	return l
+}
+
+// Chunk is one searchable piece of a document.
+type Chunk struct {
+	Ordinal   int    // 0-based position in the document
+	Text      string // trimmed; equals Document.Text[ByteStart:ByteEnd]
+	Heading   string // heading path for Markdown and HTML ("Install > Debian"), "" if none
+	ByteStart int    // byte offsets into Document.Text
+	ByteEnd   int
+	LineStart int // 1-based lines of Document.Text, both inclusive
+	LineEnd   int
+}
+
+// Document is one parsed file.
+type Document struct {
+	Path   string
+	Title  string // first H1, HTML <title>, PDF Title metadata, else the file name
+	Format string // "markdown", "text", "html" or "pdf"
+	Text   string // valid UTF-8, NFC, no NUL; the text the chunks point into
+	Hash   string // hex SHA-256 of the raw file bytes
+	Chunks []Chunk
+}
+
+// FormatOf maps a path's extension to a format, or returns ErrUnsupported.
+func FormatOf(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".md", ".markdown":
+		return "markdown", nil
+	case ".txt", ".text":
+		return "text", nil
+	case ".html", ".htm":
+		return "html", nil
+	case ".pdf":
+		return "pdf", nil
+	case "":
+		return "", fmt.Errorf("%q has no extension; memdesk reads .md, .txt, .html and .pdf files: %w", filepath.Base(path), ErrUnsupported)
+	default:
+		return "", fmt.Errorf("memdesk cannot read %s files; it reads .md, .txt, .html and .pdf: %w", ext, ErrUnsupported)
+	}
+}
+
+// Parse extracts and chunks one file's bytes. path only decides the format and the fallback
+// title; nothing is read from disk.
+func Parse(path string, data []byte, lim Limits) (Document, error) {
+	lim = lim.withDefaults()
+	format, err := FormatOf(path)
+	if err != nil {
+		return Document{}, err
+	}
+	if int64(len(data)) > lim.MaxFileBytes {
+		return Document{}, tooLarge(path, int64(len(data)), lim.MaxFileBytes)
+	}
+	sum := sha256.Sum256(data)
+	doc := Document{Path: path, Format: format, Hash: hex.EncodeToString(sum[:])}
+
+	// Extraction errors start with a verb phrase, so the file name can go first.
+	var lay layout
+	if format == "pdf" {
+		doc.Text, doc.Title, err = pdfText(data)
+		lay = scanLayout(doc.Text, false)
+	} else if doc.Text, err = decodeText(data); format == "html" {
+		doc.Text, doc.Title, lay = htmlText(doc.Text)
+	} else {
+		lay = scanLayout(doc.Text, format == "markdown")
+		doc.Title = lay.title
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
+	}
+	doc.Chunks = chunkLayout(doc.Text, lay, lim)
+	if len(doc.Chunks) == 0 {
+		return Document{}, fmt.Errorf("%q is empty or only whitespace; add some text or leave it out: %w", filepath.Base(path), ErrNoText)
+	}
+	if doc.Title == "" {
+		doc.Title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	return doc, nil
+}
+
+// ReadFile reads and parses the file at path. It checks the size before reading, so a huge
+// or sparse file is refused without being loaded.
+func ReadFile(path string, lim Limits) (Document, error) {
+	lim = lim.withDefaults()
+	if _, err := FormatOf(path); err != nil {
+		return Document{}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Document{}, fmt.Errorf("open %q: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return Document{}, fmt.Errorf("stat %q: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return Document{}, fmt.Errorf("%q is not a regular file: %w", path, ErrUnsupported)
+	}
+	if info.Size() > lim.MaxFileBytes {
+		return Document{}, tooLarge(path, info.Size(), lim.MaxFileBytes)
+	}
+	// The limit also guards against a file that grows between Stat and the read.
+	data, err := io.ReadAll(io.LimitReader(f, lim.MaxFileBytes+1))
+	if err != nil {
+		return Document{}, fmt.Errorf("read %q: %w", path, err)
+	}
+	return Parse(path, data, lim)
+}
+
+func tooLarge(path string, size, limit int64) error {
+	return fmt.Errorf("%q is %s, over the %s limit; split it or raise the limit: %w",
+		filepath.Base(path), byteSize(size), byteSize(limit), ErrTooLarge)
+}
+
+// byteSize formats a file size the way a file manager would.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MB"
+	case n >= 1<<10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// decodeText checks that data is UTF-8 text and returns it normalized: no byte order mark,
+// LF line ends, NFC.
+func decodeText(data []byte) (string, error) {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return "", fmt.Errorf("is saved as UTF-16; save it as UTF-8 and import it again: %w", ErrNotUTF8)
+	}
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if looksBinary(data) {
+		return "", fmt.Errorf("is not text (it holds binary data); leave it out or rename it to its real type: %w", ErrBinary)
+	}
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:firstInvalid(data)], []byte("\n"))
+		return "", fmt.Errorf("has bytes that are not UTF-8 (first on line %d); save it as UTF-8 and import it again: %w", line, ErrNotUTF8)
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	return norm.NFC.String(text), nil
+}
+
+// looksBinary reports a NUL byte anywhere, or a start where more than one byte in ten is a
+// control character that text files do not use.
+func looksBinary(data []byte) bool {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return true
+	}
+	head := data[:min(len(data), 8<<10)]
+	controls := 0
+	for _, b := range head {
+		if (b < 0x20 && !strings.ContainsRune("\t\n\v\f\r\x1b", rune(b))) || b == 0x7f {
+			controls++
+		}
+	}
+	return controls*10 > len(head)
+}
+
+func firstInvalid(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}

@@ -1,0 +1,313 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/unicode/norm"
+)
+
+// TestParseGolden parses each fixture and compares the whole Document with a golden file,
+// so a change in extraction or chunking is reviewed as a diff. Refresh with -update.
+func TestParseGolden(t *testing.T) {
+	for _, name := range []string{"notes.md", "plain.txt", "page.html", "report.pdf"} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := ReadFile(filepath.Join("testdata", name), Limits{})
+			if err != nil {
+				t.Fatalf("ReadFile(%s) error: %v", name, err)
+			}
+			checkChunks(t, doc.Text, doc.Chunks, Limits{})
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false) // keep "A > B" headings readable in review
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(doc); err != nil {
+				t.Fatal(err)
+			}
+			got := buf.String()
+			golden := filepath.Join("testdata", "golden", name+".json")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("ReadFile(%s) differs from %s (-want +got):\n%s", name, golden, diff)
+			}
+		})
+	}
+}
+
+var parseCases = []struct {
+	name, path, data string
+	want             Document // Hash and Chunks are not compared; see wantHeadings
+	wantHeadings     []string
+}{
+	{
+		name: "byte order mark, CRLF and NFC", path: "notes.txt", data: "\uFEFFcafe\u0301\r\nline two\r\n",
+		want: Document{Title: "notes", Format: "text", Text: "café\nline two\n"},
+	},
+	{
+		name: "markdown title is the first H1, not an H2", path: "dir/Guide.MARKDOWN", data: "## Intro\n# Real Title\ntext",
+		want:         Document{Title: "Real Title", Format: "markdown", Text: "## Intro\n# Real Title\ntext"},
+		wantHeadings: []string{"Intro", "Real Title"},
+	},
+	{
+		name: "markdown without H1 is titled by its file name", path: "a/b/meeting notes.md", data: "just text",
+		want: Document{Title: "meeting notes", Format: "markdown", Text: "just text"},
+	},
+	{
+		name: "html title collapses white space", path: "p.HTM",
+		data: "<title>\n  Hello\n  World </title><p>body</p>",
+		want: Document{Title: "Hello World", Format: "html", Text: "body"},
+	},
+	{
+		name: "html without title uses the first h1", path: "p.html",
+		data:         "<h2>Sub</h2><h1>Main <i>one</i></h1><h1>Second</h1>",
+		want:         Document{Title: "Main one", Format: "html", Text: "Sub\n\nMain one\n\nSecond"},
+		wantHeadings: []string{"Sub", "Main one", "Second"},
+	},
+	{
+		name: "html hides script, style, noscript, template and head", path: "p.html",
+		data: "<html><head><meta name=x content=y><style>p{}</style><script>x()</script>head text?</head>" +
+			"<body><script>alert(1)</script><noscript>enable js</noscript><template><p>tpl</p></template>" +
+			"<p>visible</p><style>.a{}</style></body></html>",
+		want: Document{Title: "p", Format: "html", Text: "visible"},
+	},
+	{
+		name: "html body begins without </head> or <body>", path: "p.html",
+		data: "<head><title>T</title><p>First paragraph.",
+		want: Document{Title: "T", Format: "html", Text: "First paragraph."},
+	},
+	{
+		name: "html entities, br, inline tags and pre; nbsp becomes a plain space", path: "p.html",
+		data: "<p>Fish &amp; chips<br>two&nbsp;lines <b>bold</b>er</p><pre>  a\n\n    b</pre><table><tr><td>x</td><td>y</td></tr></table>",
+		want: Document{Title: "p", Format: "html", Text: "Fish & chips\ntwo lines bolder\n\n  a\n\n    b\n\nx y"},
+	},
+	{
+		name: "svg title after the page title is body text", path: "p.html",
+		data: "<title>Page</title><body><svg><title>Chart</title></svg></body>",
+		want: Document{Title: "Page", Format: "html", Text: "Chart"},
+	},
+	{
+		name: "unclosed heading ends at the next block", path: "p.html",
+		data:         "<h1>Title<p>Body text.</p><h2><div>Sub</div></h2><p>More</p>",
+		want:         Document{Title: "Title", Format: "html", Text: "Title\n\nBody text.\n\nSub\n\nMore"},
+		wantHeadings: []string{"Title", "Title > Sub"},
+	},
+	{
+		name: "html nul entity removed", path: "p.html", data: "<p>a&#0;b\x0c</p>",
+		want: Document{Title: "p", Format: "html", Text: "a\ufffdb"},
+	},
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range parseCases {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := Parse(tc.path, []byte(tc.data), Limits{})
+			if err != nil {
+				t.Fatalf("Parse(%q) error: %v", tc.path, err)
+			}
+			checkChunks(t, doc.Text, doc.Chunks, Limits{})
+			var headings []string
+			for _, c := range doc.Chunks {
+				if c.Heading != "" {
+					headings = append(headings, c.Heading)
+				}
+			}
+			if diff := cmp.Diff(tc.wantHeadings, headings); diff != "" {
+				t.Errorf("Parse(%q) headings mismatch (-want +got):\n%s", tc.path, diff)
+			}
+			tc.want.Path, tc.want.Hash, tc.want.Chunks = tc.path, doc.Hash, doc.Chunks
+			if diff := cmp.Diff(tc.want, doc); diff != "" {
+				t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tc.path, diff)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	fixture := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	cases := []struct {
+		name, path, data string
+		lim              Limits
+		want             error
+		wantMsg          string // a part of the message that tells the user what to do
+	}{
+		{"binary renamed .md", "binary.md", fixture("binary.md"), Limits{}, ErrBinary, "leave it out"},
+		{"control characters without NUL", "x.txt", strings.Repeat("\x01\x02\x03 ok", 100), Limits{}, ErrBinary, "binary data"},
+		{"latin-1 text", "latin1.txt", fixture("latin1.txt"), Limits{}, ErrNotUTF8, "save it as UTF-8"},
+		{"invalid byte located by line", "x.md", "ok\nok\nbad \xff\n", Limits{}, ErrNotUTF8, "line 3"},
+		{"utf-16 with byte order mark", "x.txt", "\xff\xfeh\x00i\x00", Limits{}, ErrNotUTF8, "UTF-16"},
+		{"empty markdown", "x.md", "", Limits{}, ErrNoText, "empty"},
+		{"only a byte order mark and spaces", "x.txt", "\uFEFF \n\t\n", Limits{}, ErrNoText, "empty"},
+		{"html with only hidden text", "x.html", "<script>var a</script><style>b{}</style>", Limits{}, ErrNoText, "empty"},
+		{"unsupported extension", "report.docx", "text", Limits{}, ErrUnsupported, ".md, .txt, .html and .pdf"},
+		{"no extension", "README", "text", Limits{}, ErrUnsupported, "no extension"},
+		{"over the size limit", "x.md", "0123456789ab", Limits{MaxFileBytes: 10}, ErrTooLarge, "raise the limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := Parse(tc.path, []byte(tc.data), tc.lim)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Parse(%q) = %+v, %v; want error %v", tc.path, doc, err, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("Parse(%q) error %q, want it to mention %q", tc.path, err, tc.wantMsg)
+			}
+		})
+	}
+}
+
+// FuzzParse checks what Parse promises for every format: no panic, and on success text
+// that is valid UTF-8, NFC and free of NUL, with chunks that hold their invariants.
+func FuzzParse(f *testing.F) {
+	for _, tc := range parseCases {
+		f.Add(tc.path, []byte(tc.data))
+	}
+	for _, name := range []string{"notes.md", "page.html", "report.pdf", "scan.pdf"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(name, data)
+	}
+	f.Fuzz(func(t *testing.T, path string, data []byte) {
+		doc, err := Parse(path, data, Limits{ChunkMaxRunes: 64})
+		if err != nil {
+			return
+		}
+		if !utf8.ValidString(doc.Text) || strings.ContainsRune(doc.Text, 0) || !norm.NFC.IsNormalString(doc.Text) {
+			t.Errorf("Parse(%q) text %q is not valid NFC UTF-8 without NUL", path, doc.Text)
+		}
+		checkChunks(t, doc.Text, doc.Chunks, Limits{ChunkMaxRunes: 64})
+	})
+}
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1536: "1.5 KB", 20 << 20: "20 MB", 26_529_000: "25.3 MB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	cases := []struct {
+		path, want string
+		wantErr    error
+	}{
+		{"a.md", "markdown", nil},
+		{"A.Markdown", "markdown", nil},
+		{"a.txt", "text", nil},
+		{"a.TEXT", "text", nil},
+		{"a.html", "html", nil},
+		{"a.htm", "html", nil},
+		{"dir.pdf/a.PDF", "pdf", nil},
+		{"a.md.bak", "", ErrUnsupported},
+		{".md", "markdown", nil},
+		{"Makefile", "", ErrUnsupported},
+	}
+	for _, tc := range cases {
+		got, err := FormatOf(tc.path)
+		if got != tc.want || !errors.Is(err, tc.wantErr) {
+			t.Errorf("FormatOf(%q) = %q, %v; want %q, %v", tc.path, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestParseHTMLBomb checks that deep nesting costs neither stack nor quadratic time.
+func TestParseHTMLBomb(t *testing.T) {
+	const depth = 100_000
+	for _, tag := range []string{"div", "b", "table"} {
+		t.Run(tag, func(t *testing.T) {
+			page := strings.Repeat("<"+tag+">", depth) + "deep text" + strings.Repeat("</"+tag+">", depth)
+			start := time.Now()
+			doc, err := Parse("bomb.html", []byte(page), Limits{})
+			if err != nil {
+				t.Fatalf("Parse(bomb) error: %v", err)
+			}
+			if doc.Text != "deep text" {
+				t.Errorf("Parse(bomb) text = %q, want %q", doc.Text, "deep text")
+			}
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("Parse(bomb) took %v", elapsed)
+			}
+		})
+	}
+}
+
+// TestReadFileSparse checks that the size limit is applied before reading: reading this
+// sparse 64 GiB file would exhaust memory.
+func TestReadFileSparse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.md")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 30); err != nil {
+		t.Skipf("file system cannot hold a sparse file: %v", err)
+	}
+	f.Close()
+	if _, err := ReadFile(path, Limits{}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFile(sparse 64 GiB) error = %v, want %v", err, ErrTooLarge)
+	}
+}
+
+func TestReadFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "folder.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, path string
+		want       error
+	}{
+		{"missing file", filepath.Join(dir, "missing.md"), os.ErrNotExist},
+		{"unsupported type is refused before opening", filepath.Join(dir, "missing.docx"), ErrUnsupported},
+		{"folder named like a document", filepath.Join(dir, "folder.md"), ErrUnsupported},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ReadFile(tc.path, Limits{}); !errors.Is(err, tc.want) {
+				t.Errorf("ReadFile(%q) error = %v, want %v", tc.path, err, tc.want)
+			}
+		})
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{"notes.md", "page.html", "report.pdf"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(name, data, Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/memdesk/memdesk/engine/ingest"
+	"github.com/memdesk/memdesk/store"
+)
+
+// ImportProgress reports an import's advance after each file.
+type ImportProgress struct {
+	FilesDone  int    `json:"files_done"`
+	FilesTotal int    `json:"files_total"`
+	BytesDone  int64  `json:"bytes_done"`
+	BytesTotal int64  `json:"bytes_total"`
+	Path       string `json:"path"` // the file just finished
+}
+
+// KBAddRequest imports files and folders (recursively) into a space.
+type KBAddRequest struct {
+	Paths []string `json:"paths"`
+	Space string   `json:"space,omitempty"`
+	// Progress, when set, is called after each file from the importing goroutine.
+	Progress func(ImportProgress) `json:"-"`
+}
+
+// Import outcomes per file.
+const (
+	ImportAdded     = store.ImportAdded
+	ImportUpdated   = store.ImportUpdated
+	ImportUnchanged = store.ImportUnchanged
+	ImportSkipped   = "skipped"
+	ImportFailed    = "failed"
+)
+
+// ImportedFile is what happened to one file.
+type ImportedFile struct {
+	Path    string `json:"path"`
+	DocID   int64  `json:"doc_id,omitempty"`
+	Outcome string `json:"outcome"`
+	Chunks  int    `json:"chunks,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// KBAddResult sums up an import.
+type KBAddResult struct {
+	Added     int            `json:"added"`
+	Updated   int            `json:"updated"`
+	Unchanged int            `json:"unchanged"`
+	Skipped   int            `json:"skipped"`
+	Failed    int            `json:"failed"`
+	Files     []ImportedFile `json:"files"`
+}
+
+func (r *KBAddResult) record(f ImportedFile) {
+	switch f.Outcome {
+	case ImportAdded:
+		r.Added++
+	case ImportUpdated:
+		r.Updated++
+	case ImportUnchanged:
+		r.Unchanged++
+	case ImportSkipped:
+		r.Skipped++
+	default:
+		r.Failed++
+	}
+	r.Files = append(r.Files, f)
+}
+
+// KBAdd imports documents. Each file is stored whole or not at all, so a cancelled or
+// crashed import keeps every file it finished and none half-done. On cancellation it returns
+// what it did so far together with the context's error.
+func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, error) {
+	res := KBAddResult{Files: []ImportedFile{}}
+	if len(req.Paths) == 0 {
+		return res, fmt.Errorf("%w: name at least one file or folder to import", ErrBadRequest)
+	}
+	space, err := validSpace(req.Space)
+	if err != nil {
+		return res, err
+	}
+	cands, skipped, err := ingest.Discover(ctx, req.Paths, e.opts.Import)
+	if err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	for _, s := range skipped {
+		res.record(ImportedFile{Path: s.Path, Outcome: ImportSkipped, Reason: s.Reason})
+	}
+	var total int64
+	for _, c := range cands {
+		total += c.Size
+	}
+	progress := ImportProgress{FilesTotal: len(cands), BytesTotal: total}
+	for _, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("import cancelled after %d of %d files (finished files are kept): %w",
+				progress.FilesDone, progress.FilesTotal, err)
+		}
+		f := e.importFile(ctx, space, c.Path)
+		if f.Outcome == ImportFailed && ctx.Err() != nil {
+			// The file was not stored because we were cancelled, not because it is bad.
+			return res, fmt.Errorf("import cancelled after %d of %d files (finished files are kept): %w",
+				progress.FilesDone, progress.FilesTotal, ctx.Err())
+		}
+		res.record(f)
+		progress.FilesDone++
+		progress.BytesDone += c.Size
+		progress.Path = c.Path
+		if req.Progress != nil {
+			req.Progress(progress)
+		}
+	}
+	e.log.Info("import finished", "added", res.Added, "updated", res.Updated,
+		"unchanged", res.Unchanged, "skipped", res.Skipped, "failed", res.Failed)
+	return res, nil
+}
+
+// importFile parses and stores one file; problems with the file become its outcome.
+func (e *Engine) importFile(ctx context.Context, space, path string) ImportedFile {
+	doc, err := ingest.ReadFile(path, e.opts.Import)
+	if err != nil {
+		outcome := ImportFailed
+		if isSkippable(err) {
+			outcome = ImportSkipped
+		}
+		return ImportedFile{Path: path, Outcome: outcome, Reason: err.Error()}
+	}
+	in := store.DocumentInput{Space: space, Path: path, Title: doc.Title, Format: doc.Format,
+		Hash: doc.Hash, Bytes: int64(len(doc.Text))}
+	for _, c := range doc.Chunks {
+		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
+			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd})
+	}
+	id, outcome, err := e.st.PutDocument(ctx, in)
+	if err != nil {
+		e.log.Warn("import failed", "path", path, "err", err)
+		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error()}
+	}
+	return ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
+}
+
+// isSkippable tells files that are not documents (skipped) from documents that broke (failed).
+func isSkippable(err error) bool {
+	for _, target := range []error{ingest.ErrUnsupported, ingest.ErrTooLarge, ingest.ErrBinary,
+		ingest.ErrNotUTF8, ingest.ErrNoText} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// DocumentView is an imported document as the surfaces show it.
+type DocumentView struct {
+	ID         int64     `json:"id"`
+	Path       string    `json:"path"`
+	Title      string    `json:"title"`
+	Chunks     int       `json:"chunks"`
+	Space      string    `json:"space"`
+	Format     string    `json:"format"`
+	Bytes      int64     `json:"bytes"`
+	ImportedAt time.Time `json:"imported_at"`
+}
+
+// KBListResult lists documents by path.
+type KBListResult struct {
+	Documents []DocumentView `json:"documents"`
+}
+
+// KBList lists the documents of a space ("" for every space).
+func (e *Engine) KBList(ctx context.Context, space string) (KBListResult, error) {
+	docs, err := e.st.ListDocuments(ctx, space)
+	if err != nil {
+		return KBListResult{}, err
+	}
+	out := KBListResult{Documents: make([]DocumentView, 0, len(docs))}
+	for _, d := range docs {
+		out.Documents = append(out.Documents, documentView(d))
+	}
+	return out, nil
+}
+
+func documentView(d store.Document) DocumentView {
+	return DocumentView{ID: d.ID, Path: d.Path, Title: d.Title, Chunks: d.Chunks, Space: d.Space,
+		Format: d.Format, Bytes: d.Bytes, ImportedAt: d.ImportedAt.UTC()}
+}
+
+// KBRemove removes a document and its chunks from memdesk; the file on disk is untouched
+// and can be imported again.
+func (e *Engine) KBRemove(ctx context.Context, docID int64) error {
+	return e.st.DeleteDocument(ctx, docID)
+}
+
+// KBReimport reads a document's file again: unchanged is a no-op, changed replaces its chunks.
+func (e *Engine) KBReimport(ctx context.Context, docID int64) (ImportedFile, error) {
+	d, err := e.st.Document(ctx, docID)
+	if err != nil {
+		return ImportedFile{}, err
+	}
+	if _, err := os.Stat(d.Path); err != nil {
+		return ImportedFile{}, fmt.Errorf("re-import document %d: %w; if the file moved, import it again from its new place and remove this one with `kb rm %d`", docID, err, docID)
+	}
+	f := e.importFile(ctx, d.Space, d.Path)
+	if f.Outcome == ImportFailed || f.Outcome == ImportSkipped {
+		return f, fmt.Errorf("re-import %s: %s", d.Path, f.Reason)
+	}
+	return f, nil
+}
+
+// ChunkView is one chunk of a document.
+type ChunkView struct {
+	ID        int64  `json:"id"`
+	Ordinal   int    `json:"ordinal"`
+	Text      string `json:"text"`
+	Heading   string `json:"heading,omitempty"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
+}
+
+// KBChunks returns a document's chunks in order.
+func (e *Engine) KBChunks(ctx context.Context, docID int64) ([]ChunkView, error) {
+	if _, err := e.st.Document(ctx, docID); err != nil {
+		return nil, err
+	}
+	chunks, err := e.st.Chunks(ctx, docID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChunkView, 0, len(chunks))
+	for _, c := range chunks {
+		out = append(out, ChunkView{ID: c.ID, Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
+			LineStart: c.LineStart, LineEnd: c.LineEnd})
+	}
+	return out, nil
+}

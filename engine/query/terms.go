@@ -1,0 +1,187 @@
+// Package query turns a person's query text into search terms and FTS5 MATCH expressions.
+// It is pure: it never touches an index, so every rule here is a table test away.
+//
+// Terms follow what a trigram index can answer: every 3-character window of a CJK run, and
+// Latin words (letters and digits, with inner '.', '-' or '_' kept for identifiers such as
+// go-sqlite3 or 3.12) of 3 or more characters, lowercased. Anything shorter becomes a
+// substring term, used only when the query has no trigram term at all.
+package query
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxTerms caps the distinct terms taken from one query. A pasted page would otherwise make
+// an OR of thousands of phrases; the first terms of a query carry its subject anyway.
+const MaxTerms = 64
+
+// Terms is what a query asks the lexical leg for.
+type Terms struct {
+	// Trigram holds the distinct FTS terms, in order of first appearance.
+	Trigram []string
+	// Short holds distinct CJK runs of 1-2 characters and Latin words of 2 characters: they
+	// cannot be expressed in a trigram index and are matched as substrings.
+	Short []string
+}
+
+// Empty reports whether the query had nothing searchable in it.
+func (t Terms) Empty() bool { return len(t.Trigram) == 0 && len(t.Short) == 0 }
+
+// Parse extracts the terms of a query. It never fails: text that is not valid UTF-8 has its
+// bad bytes ignored, and text with nothing searchable yields empty Terms.
+func Parse(text string) Terms {
+	text = norm.NFC.String(strings.ToValidUTF8(text, " "))
+	var t Terms
+	seen := make(map[string]bool)
+	add := func(list *[]string, term string) {
+		if seen[term] || len(t.Trigram)+len(t.Short) >= MaxTerms {
+			return
+		}
+		seen[term] = true
+		*list = append(*list, term)
+	}
+	for _, run := range splitRuns(text) {
+		n := utf8.RuneCountInString(run.text)
+		switch {
+		case run.cjk && n >= 3:
+			rs := []rune(run.text)
+			for i := 0; i+3 <= len(rs); i++ {
+				add(&t.Trigram, string(rs[i:i+3]))
+			}
+		case run.cjk:
+			add(&t.Short, run.text)
+		case n >= 3:
+			add(&t.Trigram, strings.ToLower(run.text))
+		case n == 2:
+			add(&t.Short, strings.ToLower(run.text))
+		}
+	}
+	return t
+}
+
+type run struct {
+	text string
+	cjk  bool
+}
+
+// splitRuns cuts text into maximal CJK runs and Latin word runs; everything else separates.
+func splitRuns(text string) []run {
+	var runs []run
+	start, kind := -1, 0 // kind: 1 = CJK, 2 = word
+	flush := func(end int) {
+		if start >= 0 {
+			w := text[start:end]
+			if kind == 2 {
+				w = strings.TrimRight(w, "._-")
+			}
+			if w != "" {
+				runs = append(runs, run{text: w, cjk: kind == 1})
+			}
+		}
+		start, kind = -1, 0
+	}
+	for i, r := range text {
+		k := 0
+		switch {
+		case IsCJK(r):
+			k = 1
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			k = 2
+		case (r == '.' || r == '-' || r == '_') && kind == 2:
+			// Inside a word these join identifiers and versions; trailing ones are trimmed.
+			continue
+		}
+		if k != kind {
+			flush(i)
+			if k != 0 {
+				start, kind = i, k
+			}
+		}
+	}
+	flush(len(text))
+	return runs
+}
+
+// IsCJK reports whether r is written without spaces between words: Han, kana or Hangul.
+func IsCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// MatchExpr builds an FTS5 MATCH expression that ORs the terms as quoted strings. Quoting
+// makes every character literal, so FTS5 operators in user text (AND, NEAR, *, -, ^, :,
+// parentheses) are never parsed. It returns "" when there are no terms.
+func MatchExpr(terms []string) string {
+	var b strings.Builder
+	for _, t := range terms {
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// Matched returns the terms that occur in text, compared the way the trigram index compares
+// (case-insensitively). Short Latin terms must stand as whole words, so "go" does not match
+// "good"; short CJK terms match anywhere, since CJK has no word boundaries.
+func Matched(text string, terms []string) []string {
+	lower := strings.ToLower(text)
+	var out []string
+	for _, t := range terms {
+		if t != "" && contains(lower, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func contains(lowerText, term string) bool {
+	if utf8.RuneCountInString(term) >= 3 || isCJKString(term) {
+		return strings.Contains(lowerText, term)
+	}
+	for from := 0; ; {
+		i := strings.Index(lowerText[from:], term)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(term)
+		if !wordRuneBefore(lowerText, i) && !wordRuneAfter(lowerText, end) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isCJKString(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return IsCJK(r)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func wordRuneBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isWordRune(r) && !IsCJK(r)
+}
+
+func wordRuneAfter(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return isWordRune(r) && !IsCJK(r)
+}

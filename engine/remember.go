@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memdesk/memdesk/store"
+)
+
+// RememberAction says what a Remember request does to a fact.
+type RememberAction string
+
+// Remember actions.
+const (
+	ActionAdd     RememberAction = "add"
+	ActionEdit    RememberAction = "edit"
+	ActionForget  RememberAction = "forget"
+	ActionRestore RememberAction = "restore"
+)
+
+// RememberRequest adds, edits, forgets (soft-deletes) or restores a fact.
+type RememberRequest struct {
+	Action RememberAction `json:"action"`
+	ID     int64          `json:"id,omitempty"`    // edit, forget, restore
+	Text   string         `json:"text,omitempty"`  // add, edit
+	Space  string         `json:"space,omitempty"` // add; "" means "default"
+}
+
+// Remember outcomes.
+const (
+	StatusAdded     = "added"
+	StatusDuplicate = "duplicate"
+	StatusEdited    = "edited"
+	StatusUnchanged = "unchanged"
+	StatusForgotten = "forgotten"
+	StatusRestored  = "restored"
+)
+
+// RememberResult says which fact the request touched and what happened to it.
+type RememberResult struct {
+	FactID int64  `json:"fact_id"`
+	Status string `json:"status"`
+}
+
+// Remember applies one change to the memory store. An identical second add is a no-op
+// reported as "duplicate"; forgetting is soft and undone by restore.
+func (e *Engine) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
+	switch req.Action {
+	case ActionAdd, "":
+		return e.addFact(ctx, req)
+	case ActionEdit:
+		return e.editFact(ctx, req)
+	case ActionForget:
+		return e.setStatus(ctx, req.ID, store.StatusDeleted, StatusForgotten)
+	case ActionRestore:
+		return e.setStatus(ctx, req.ID, store.StatusActive, StatusRestored)
+	default:
+		return RememberResult{}, fmt.Errorf("%w: unknown remember action %q (want add, edit, forget or restore)", ErrBadRequest, req.Action)
+	}
+}
+
+func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResult, error) {
+	text, err := NormalizeFact(req.Text)
+	if err != nil {
+		return RememberResult{}, err
+	}
+	space, err := validSpace(req.Space)
+	if err != nil {
+		return RememberResult{}, err
+	}
+	id, dup, err := e.st.AddFact(ctx, space, text, contentHash(text))
+	if err != nil {
+		return RememberResult{}, err
+	}
+	if dup {
+		return RememberResult{FactID: id, Status: StatusDuplicate}, nil
+	}
+	e.log.Debug("fact added", "id", id, "space", space)
+	return RememberResult{FactID: id, Status: StatusAdded}, nil
+}
+
+func (e *Engine) editFact(ctx context.Context, req RememberRequest) (RememberResult, error) {
+	text, err := NormalizeFact(req.Text)
+	if err != nil {
+		return RememberResult{}, err
+	}
+	changed, err := e.st.EditFact(ctx, req.ID, text, contentHash(text))
+	if err != nil {
+		return RememberResult{}, mapDuplicate(err)
+	}
+	if !changed {
+		return RememberResult{FactID: req.ID, Status: StatusUnchanged}, nil
+	}
+	return RememberResult{FactID: req.ID, Status: StatusEdited}, nil
+}
+
+func (e *Engine) setStatus(ctx context.Context, id int64, status, outcome string) (RememberResult, error) {
+	previous, err := e.st.SetFactStatus(ctx, id, status)
+	if err != nil {
+		return RememberResult{}, mapDuplicate(err)
+	}
+	if previous == status {
+		return RememberResult{FactID: id, Status: StatusUnchanged}, nil
+	}
+	return RememberResult{FactID: id, Status: outcome}, nil
+}
+
+func mapDuplicate(err error) error {
+	var dup *store.DuplicateError
+	if errors.As(err, &dup) {
+		return fmt.Errorf("%w: fact %d already says the same thing; forget one of them first", ErrDuplicate, dup.ExistingID)
+	}
+	return err
+}
+
+// validSpace checks a space name: short, printable, no surrounding space.
+func validSpace(space string) (string, error) {
+	space = strings.TrimSpace(space)
+	if space == "" {
+		return "default", nil
+	}
+	if !utf8.ValidString(space) || utf8.RuneCountInString(space) > 64 ||
+		strings.IndexFunc(space, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return "", fmt.Errorf("%w: space name %q must be 1-64 printable characters", ErrBadRequest, space)
+	}
+	return space, nil
+}
+
+// ListRequest selects facts to list.
+type ListRequest struct {
+	Space  string `json:"space,omitempty"`  // "" lists every space
+	All    bool   `json:"all,omitempty"`    // include superseded and deleted facts
+	Filter string `json:"filter,omitempty"` // substring of the text
+	Limit  int    `json:"limit,omitempty"`  // 0: no limit
+	Offset int    `json:"offset,omitempty"`
+}
+
+// FactView is a fact as the surfaces show it.
+type FactView struct {
+	ID        int64     `json:"id"`
+	Text      string    `json:"text"`
+	Space     string    `json:"space"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ListResult holds facts, newest first.
+type ListResult struct {
+	Facts []FactView `json:"facts"`
+}
+
+// List returns facts, newest first.
+func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) {
+	facts, err := e.st.ListFacts(ctx, store.FactFilter{
+		Space: strings.TrimSpace(req.Space), AllStatuses: req.All, Contains: req.Filter,
+		Limit: req.Limit, Offset: req.Offset,
+	})
+	if err != nil {
+		return ListResult{}, err
+	}
+	out := ListResult{Facts: make([]FactView, 0, len(facts))}
+	for _, f := range facts {
+		out.Facts = append(out.Facts, factView(f))
+	}
+	return out, nil
+}
+
+// Fact returns one fact by id, whatever its status.
+func (e *Engine) Fact(ctx context.Context, id int64) (FactView, error) {
+	f, err := e.st.Fact(ctx, id)
+	if err != nil {
+		return FactView{}, err
+	}
+	return factView(f), nil
+}
+
+func factView(f store.Fact) FactView {
+	return FactView{ID: f.ID, Text: f.Content, Space: f.Space, Status: f.Status,
+		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()}
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds and runs memdesk on the embedded default database (your data directory). With no
+# arguments it opens the desktop app when a display exists, else prints the CLI's help.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+mkdir -p bin
+go build -o bin/memdesk ./cmd/memdesk
+exec ./bin/memdesk "$@"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The test suite as CI runs it: formatting, vet, every package's tests (short mode, race
+# detector) and one pass of every benchmark so none of them rots.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+go vet ./...
+go test -short -race -timeout 20m ./...
+go test -short -run '^$' -bench . -benchtime 1x -timeout 10m ./...

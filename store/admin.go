@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// Stats counts what the database holds.
+type Stats struct {
+	FactsActive     int   `json:"facts_active"`
+	FactsSuperseded int   `json:"facts_superseded"`
+	FactsDeleted    int   `json:"facts_deleted"`
+	Documents       int   `json:"documents"`
+	Chunks          int   `json:"chunks"`
+	Entities        int   `json:"entity_rows"`
+	Vectors         int   `json:"vectors"`
+	Spaces          int   `json:"spaces"`
+	FileBytes       int64 `json:"file_bytes"`
+	SchemaVersion   int   `json:"schema_version"`
+}
+
+// Stats reads the counts in one statement, so they are consistent with each other.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM facts WHERE status = 'active'),
+		(SELECT count(*) FROM facts WHERE status = 'superseded'),
+		(SELECT count(*) FROM facts WHERE status = 'deleted'),
+		(SELECT count(*) FROM documents),
+		(SELECT count(*) FROM chunks),
+		(SELECT count(*) FROM entities),
+		(SELECT count(*) FROM vectors),
+		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents)),
+		(SELECT user_version FROM pragma_user_version)`).Scan(
+		&st.FactsActive, &st.FactsSuperseded, &st.FactsDeleted, &st.Documents, &st.Chunks,
+		&st.Entities, &st.Vectors, &st.Spaces, &st.SchemaVersion)
+	if err != nil {
+		return Stats{}, fmt.Errorf("read stats: %w", err)
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(s.path + suffix); err == nil {
+			st.FileBytes += fi.Size()
+		}
+	}
+	return st, nil
+}
+
+// Integrity runs SQLite's integrity check, FTS5's own check on each full-text index, and a
+// cross-check that every indexed row is exactly the set the triggers should maintain. It
+// returns one line per problem; none means the database is healthy.
+func (s *Store) Integrity(ctx context.Context) ([]string, error) {
+	var problems []string
+	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return nil, fmt.Errorf("integrity check: %w", err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("integrity check: %w", err)
+		}
+		if line != "ok" {
+			problems = append(problems, "sqlite: "+line)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("integrity check: %w", err)
+	}
+
+	for _, fts := range []string{"facts_fts", "chunks_fts"} {
+		// The table name is one of our constants, never user text.
+		if _, err := s.db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %[1]s(%[1]s) VALUES ('integrity-check')`, fts)); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", fts, err))
+		}
+	}
+
+	checks := []struct{ name, query string }{
+		{"facts_fts rows match active facts", `SELECT
+			(SELECT count(*) FROM facts_fts_docsize) = (SELECT count(*) FROM facts WHERE status = 'active')
+			AND NOT EXISTS (SELECT 1 FROM facts_fts_docsize s LEFT JOIN facts f ON f.id = s.id
+				WHERE f.id IS NULL OR f.status != 'active')`},
+		{"chunks_fts rows match chunks", `SELECT
+			(SELECT count(*) FROM chunks_fts_docsize) = (SELECT count(*) FROM chunks)
+			AND NOT EXISTS (SELECT 1 FROM chunks_fts_docsize s LEFT JOIN chunks c ON c.id = s.id WHERE c.id IS NULL)`},
+		{"every chunk belongs to a document", `SELECT NOT EXISTS (SELECT 1 FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL)`},
+	}
+	for _, c := range checks {
+		var ok bool
+		if err := s.db.QueryRowContext(ctx, c.query).Scan(&ok); err != nil {
+			return nil, fmt.Errorf("integrity check %s: %w", c.name, err)
+		}
+		if !ok {
+			problems = append(problems, "failed: "+c.name)
+		}
+	}
+	return problems, nil
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Document is one imported file.
+type Document struct {
+	ID         int64
+	Space      string
+	Path       string
+	Title      string
+	Format     string
+	Hash       string
+	Bytes      int64
+	ImportedAt time.Time
+	Chunks     int // number of chunks; filled by ListDocuments
+}
+
+// Chunk is one searchable piece of a document, with the span it came from.
+type Chunk struct {
+	ID        int64
+	DocID     int64
+	Ordinal   int
+	Text      string
+	Heading   string
+	ByteStart int
+	ByteEnd   int
+	LineStart int
+	LineEnd   int
+}
+
+// DocumentInput is a parsed file ready to be stored.
+type DocumentInput struct {
+	Space  string
+	Path   string
+	Title  string
+	Format string
+	Hash   string
+	Bytes  int64
+	Chunks []Chunk // ID and DocID are ignored
+}
+
+// Import outcomes.
+const (
+	ImportAdded     = "added"
+	ImportUpdated   = "updated"
+	ImportUnchanged = "unchanged"
+)
+
+// PutDocument stores a document and its chunks in one transaction: a new path is added, a
+// changed file replaces all its chunks atomically, and an unchanged hash writes nothing. A
+// reader never sees a document with half of its chunks.
+func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, outcome string, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var oldHash string
+		err := tx.QueryRowContext(ctx, `SELECT id, hash FROM documents WHERE space = ? AND path = ?`,
+			in.Space, in.Path).Scan(&id, &oldHash)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := tx.ExecContext(ctx,
+				`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				in.Space, in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
+			if err != nil {
+				return err
+			}
+			if id, err = res.LastInsertId(); err != nil {
+				return err
+			}
+			outcome = ImportAdded
+		case err != nil:
+			return err
+		case oldHash == in.Hash:
+			outcome = ImportUnchanged
+			return nil
+		default:
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_id = ?`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx,
+				`UPDATE documents SET title = ?, format = ?, hash = ?, bytes = ?, imported_at = ? WHERE id = ?`,
+				in.Title, in.Format, in.Hash, in.Bytes, nowMillis(), id); err != nil {
+				return err
+			}
+			outcome = ImportUpdated
+		}
+		return insertChunks(ctx, tx, id, in.Chunks)
+	})
+	if err != nil {
+		return 0, "", fmt.Errorf("store document %q: %w", in.Path, err)
+	}
+	return id, outcome, nil
+}
+
+func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) error {
+	stmt, err := tx.PrepareContext(ctx,
+		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, c := range chunks {
+		if _, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
+			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd); err != nil {
+			return fmt.Errorf("chunk %d: %w", c.Ordinal, err)
+		}
+	}
+	return nil
+}
+
+const documentColumns = `d.id, d.space, d.path, d.title, d.format, d.hash, d.bytes, d.imported_at`
+
+func scanDocument(r rowScanner, extra ...any) (Document, error) {
+	var d Document
+	var imported int64
+	dest := append([]any{&d.ID, &d.Space, &d.Path, &d.Title, &d.Format, &d.Hash, &d.Bytes, &imported}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return Document{}, err
+	}
+	d.ImportedAt = time.UnixMilli(imported)
+	return d, nil
+}
+
+// Document returns one document by id.
+func (s *Store) Document(ctx context.Context, id int64) (Document, error) {
+	var d Document
+	var chunks int
+	row := s.db.QueryRowContext(ctx, `SELECT `+documentColumns+`, (SELECT count(*) FROM chunks WHERE doc_id = d.id)
+		FROM documents d WHERE d.id = ?`, id)
+	d, err := scanDocument(row, &chunks)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Document{}, fmt.Errorf("document %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("read document %d: %w", id, err)
+	}
+	d.Chunks = chunks
+	return d, nil
+}
+
+// ListDocuments returns the documents of space (every space when empty), by path.
+func (s *Store) ListDocuments(ctx context.Context, space string) ([]Document, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+documentColumns+`, (SELECT count(*) FROM chunks WHERE doc_id = d.id)
+		FROM documents d WHERE ? = '' OR d.space = ? ORDER BY d.path, d.id`, space, space)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		var chunks int
+		d, err := scanDocument(rows, &chunks)
+		if err != nil {
+			return nil, fmt.Errorf("list documents: %w", err)
+		}
+		d.Chunks = chunks
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DeleteDocument removes a document and its chunks (the file on disk is untouched).
+func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove document %d: %w", id, err)
+	}
+	return nil
+}
+
+// Chunks returns a document's chunks in order.
+func (s *Store) Chunks(ctx context.Context, docID int64) ([]Chunk, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end
+		FROM chunks WHERE doc_id = ? ORDER BY ordinal`, docID)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		var c Chunk
+		if err := rows.Scan(&c.ID, &c.DocID, &c.Ordinal, &c.Text, &c.Heading,
+			&c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd); err != nil {
+			return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

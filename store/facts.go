@@ -1,0 +1,261 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fact statuses. Deleting is soft: a deleted fact can be restored.
+const (
+	StatusActive     = "active"
+	StatusSuperseded = "superseded"
+	StatusDeleted    = "deleted"
+)
+
+// DuplicateError reports that an active fact in the same space already has this content.
+type DuplicateError struct{ ExistingID int64 }
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("an active fact with the same content already exists (id %d)", e.ExistingID)
+}
+
+// Fact is one stored memory.
+type Fact struct {
+	ID        int64
+	Space     string
+	Content   string
+	Hash      string
+	Status    string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+const factColumns = `id, space, content, hash, status, created_at, updated_at`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanFact(r rowScanner) (Fact, error) {
+	var f Fact
+	var created, updated int64
+	if err := r.Scan(&f.ID, &f.Space, &f.Content, &f.Hash, &f.Status, &created, &updated); err != nil {
+		return Fact{}, err
+	}
+	f.CreatedAt = time.UnixMilli(created)
+	f.UpdatedAt = time.UnixMilli(updated)
+	return f, nil
+}
+
+// AddFact stores content in space unless an active fact there has the same hash, in which
+// case it returns that fact's id and duplicate = true and writes nothing.
+func (s *Store) AddFact(ctx context.Context, space, content, hash string) (id int64, duplicate bool, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		existing, err := activeByHash(ctx, tx, space, hash)
+		if err != nil {
+			return err
+		}
+		if existing != 0 {
+			id, duplicate = existing, true
+			return nil
+		}
+		now := nowMillis()
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO facts(space, content, hash, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
+			space, content, hash, now, now)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("add fact: %w", err)
+	}
+	return id, duplicate, nil
+}
+
+func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx,
+		`SELECT id FROM facts WHERE space = ? AND hash = ? AND status = 'active'`, space, hash).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+// EditFact replaces a fact's content. It reports changed = false when the content is the same.
+// Editing into the content of another active fact of the space is a *DuplicateError.
+func (s *Store) EditFact(ctx context.Context, id int64, content, hash string) (changed bool, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		f, err := scanFact(tx.QueryRowContext(ctx, `SELECT `+factColumns+` FROM facts WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("fact %d: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if f.Content == content {
+			return nil
+		}
+		if f.Status == StatusActive {
+			other, err := activeByHash(ctx, tx, f.Space, hash)
+			if err != nil {
+				return err
+			}
+			if other != 0 && other != id {
+				return &DuplicateError{ExistingID: other}
+			}
+		}
+		_, err = tx.ExecContext(ctx,
+			`UPDATE facts SET content = ?, hash = ?, updated_at = ?, entity_rules = 0 WHERE id = ?`,
+			content, hash, nowMillis(), id)
+		changed = err == nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("edit fact %d: %w", id, err)
+	}
+	return changed, nil
+}
+
+// SetFactStatus moves a fact to status and returns its previous status. Making a fact active
+// again fails with a *DuplicateError when another active fact now holds the same content.
+func (s *Store) SetFactStatus(ctx context.Context, id int64, status string) (previous string, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		f, err := scanFact(tx.QueryRowContext(ctx, `SELECT `+factColumns+` FROM facts WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("fact %d: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		previous = f.Status
+		if f.Status == status {
+			return nil
+		}
+		if status == StatusActive {
+			other, err := activeByHash(ctx, tx, f.Space, f.Hash)
+			if err != nil {
+				return err
+			}
+			if other != 0 {
+				return &DuplicateError{ExistingID: other}
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?, updated_at = ? WHERE id = ?`, status, nowMillis(), id)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("set fact %d %s: %w", id, status, err)
+	}
+	return previous, nil
+}
+
+// Fact returns one fact by id, whatever its status.
+func (s *Store) Fact(ctx context.Context, id int64) (Fact, error) {
+	f, err := scanFact(s.db.QueryRowContext(ctx, `SELECT `+factColumns+` FROM facts WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Fact{}, fmt.Errorf("fact %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Fact{}, fmt.Errorf("read fact %d: %w", id, err)
+	}
+	return f, nil
+}
+
+// FactFilter selects facts for listing. Zero values mean: every space, active only, no limit.
+type FactFilter struct {
+	Space       string
+	AllStatuses bool
+	Contains    string // case-insensitive substring of the content
+	Limit       int
+	Offset      int
+}
+
+// ListFacts returns facts newest first.
+func (s *Store) ListFacts(ctx context.Context, f FactFilter) ([]Fact, error) {
+	var where []string
+	var args []any
+	if f.Space != "" {
+		where = append(where, "space = ?")
+		args = append(args, f.Space)
+	}
+	if !f.AllStatuses {
+		where = append(where, "status = 'active'")
+	}
+	if f.Contains != "" {
+		where = append(where, `content LIKE '%' || ? || '%' ESCAPE '\'`)
+		args = append(args, EscapeLike(f.Contains))
+	}
+	q := `SELECT ` + factColumns + ` FROM facts`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY id DESC`
+	if f.Limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, f.Limit, f.Offset)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list facts: %w", err)
+	}
+	defer rows.Close()
+	var out []Fact
+	for rows.Next() {
+		fact, err := scanFact(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list facts: %w", err)
+		}
+		out = append(out, fact)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list facts: %w", err)
+	}
+	return out, nil
+}
+
+// FactsByID returns the facts with the given ids, in no particular order.
+func (s *Store) FactsByID(ctx context.Context, ids []int64) ([]Fact, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+factColumns+` FROM facts WHERE id IN (SELECT value FROM json_each(?))`, int64sJSON(ids))
+	if err != nil {
+		return nil, fmt.Errorf("read facts: %w", err)
+	}
+	defer rows.Close()
+	var out []Fact
+	for rows.Next() {
+		f, err := scanFact(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read facts: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// EscapeLike escapes LIKE's wildcards so s matches literally with ESCAPE '\'.
+func EscapeLike(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+func int64sJSON(ids []int64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", id)
+	}
+	b.WriteByte(']')
+	return b.String()
+}

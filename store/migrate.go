@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migration moves the schema from version index to index+1. Each one runs in its own
+// transaction together with its user_version bump, so a crash leaves the file at a whole
+// version.
+type migration struct {
+	name string
+	sql  string
+}
+
+// migrations is the schema history; append only. SchemaVersion is its length.
+var migrations = []migration{
+	{name: "facts, documents, chunks and their trigram indexes", sql: schemaV1},
+	{name: "entity and vector tables", sql: schemaV2},
+}
+
+// SchemaVersion is the user_version of a fully migrated database.
+func SchemaVersion() int { return len(migrations) }
+
+// The FTS tables are contentless with delete support: the text lives once, in facts and
+// chunks, and triggers keep the index in step inside the writer's transaction. Only active
+// facts are indexed, so soft-deleted ones never skew bm25 statistics or match.
+const schemaV1 = `
+CREATE TABLE facts (
+	id         INTEGER PRIMARY KEY,
+	space      TEXT    NOT NULL DEFAULT 'default',
+	content    TEXT    NOT NULL,
+	hash       TEXT    NOT NULL,
+	status     TEXT    NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'superseded', 'deleted')),
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX facts_active_hash ON facts(space, hash) WHERE status = 'active';
+CREATE INDEX facts_space_status ON facts(space, status, id);
+
+CREATE VIRTUAL TABLE facts_fts USING fts5(content, content='', contentless_delete=1, tokenize='trigram');
+
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, status ON facts BEGIN
+	DELETE FROM facts_fts WHERE rowid = old.id;
+	INSERT INTO facts_fts(rowid, content) SELECT new.id, new.content WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM facts_fts WHERE rowid = old.id;
+END;
+
+CREATE TABLE documents (
+	id          INTEGER PRIMARY KEY,
+	space       TEXT    NOT NULL DEFAULT 'default',
+	path        TEXT    NOT NULL,
+	title       TEXT    NOT NULL,
+	format      TEXT    NOT NULL,
+	hash        TEXT    NOT NULL,
+	bytes       INTEGER NOT NULL,
+	imported_at INTEGER NOT NULL,
+	UNIQUE (space, path)
+);
+
+CREATE TABLE chunks (
+	id         INTEGER PRIMARY KEY,
+	doc_id     INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	ordinal    INTEGER NOT NULL,
+	text       TEXT    NOT NULL,
+	heading    TEXT    NOT NULL DEFAULT '',
+	byte_start INTEGER NOT NULL,
+	byte_end   INTEGER NOT NULL,
+	line_start INTEGER NOT NULL,
+	line_end   INTEGER NOT NULL,
+	UNIQUE (doc_id, ordinal)
+);
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='', contentless_delete=1, tokenize='trigram');
+
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+	DELETE FROM chunks_fts WHERE rowid = old.id;
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+	DELETE FROM chunks_fts WHERE rowid = old.id;
+END;
+`
+
+// Entity rows carry the extraction-rules version that produced them, and each owner records
+// the version it was last extracted with (0: pending), so a rules change can be swept.
+// Vectors record the vector-space fingerprint they were made in, so two spaces never mix.
+const schemaV2 = `
+ALTER TABLE facts  ADD COLUMN entity_rules INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chunks ADD COLUMN entity_rules INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE entities (
+	owner_kind    TEXT    NOT NULL CHECK (owner_kind IN ('fact', 'chunk')),
+	owner_id      INTEGER NOT NULL,
+	entity        TEXT    NOT NULL,
+	rules_version INTEGER NOT NULL,
+	PRIMARY KEY (owner_kind, owner_id, entity)
+) WITHOUT ROWID;
+CREATE INDEX entities_by_entity ON entities(entity, owner_kind, owner_id);
+
+CREATE TABLE vectors (
+	owner_kind  TEXT    NOT NULL CHECK (owner_kind IN ('fact', 'chunk')),
+	owner_id    INTEGER NOT NULL,
+	fingerprint TEXT    NOT NULL,
+	dims        INTEGER NOT NULL,
+	vec         BLOB    NOT NULL,
+	created_at  INTEGER NOT NULL,
+	PRIMARY KEY (owner_kind, owner_id)
+) WITHOUT ROWID;
+CREATE INDEX vectors_by_fingerprint ON vectors(fingerprint);
+`
+
+// migrate applies the missing migrations, each in its own transaction. The version is read
+// again inside the transaction because another process may have migrated meanwhile.
+func (s *Store) migrate(ctx context.Context, ms []migration) error {
+	for {
+		done, err := s.migrateOne(ctx, ms)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var version int
+		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if version > len(ms) {
+			return fmt.Errorf("database schema version %d is newer than this memdesk understands (%d): upgrade memdesk", version, len(ms))
+		}
+		if version == len(ms) {
+			done = true
+			return nil
+		}
+		m := ms[version]
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migrate to version %d (%s): %w", version+1, m.name, err)
+		}
+		// PRAGMA takes no bound parameters; version is an int we computed.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, version+1)); err != nil {
+			return fmt.Errorf("set schema version %d: %w", version+1, err)
+		}
+		return nil
+	})
+	return done, err
+}
+
+// Version reports the database's schema version.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
+	return v, err
+}

@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Owner kinds: what a candidate, an entity row or a vector belongs to.
+const (
+	KindFact  = "fact"
+	KindChunk = "chunk"
+)
+
+// Candidate is one row a lexical search returned, with its raw score.
+type Candidate struct {
+	Kind      string
+	ID        int64
+	Text      string
+	Space     string
+	CreatedAt time.Time
+	// BM25 is FTS5's bm25() negated so that larger is better; 0 for substring matches.
+	BM25 float64
+
+	// Chunk only: where the text came from.
+	DocID     int64
+	DocPath   string
+	DocTitle  string
+	Heading   string
+	LineStart int
+	LineEnd   int
+}
+
+// SearchScope limits a search to one space ("" for every space) and a number of rows.
+type SearchScope struct {
+	Space string
+	Limit int
+}
+
+func (sc SearchScope) limit() int {
+	if sc.Limit <= 0 {
+		return 200
+	}
+	return sc.Limit
+}
+
+// MatchFacts runs an FTS5 MATCH expression over active facts, best bm25 first. The caller
+// builds match from quoted terms; user text must never reach it unquoted.
+func (s *Store) MatchFacts(ctx context.Context, match string, sc SearchScope) ([]Candidate, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT f.id, f.content, f.space, f.created_at, -bm25(facts_fts)
+		FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND (? = '' OR f.space = ?)
+		ORDER BY bm25(facts_fts), f.id LIMIT ?`,
+		match, sc.Space, sc.Space, sc.limit())
+	if err != nil {
+		return nil, fmt.Errorf("search facts: %w", err)
+	}
+	return scanFactCandidates(rows)
+}
+
+// SubstringFacts finds active facts containing any of terms literally (LIKE, so ASCII case
+// is ignored), newest first. It serves queries too short for the trigram index.
+func (s *Store) SubstringFacts(ctx context.Context, terms []string, sc SearchScope) ([]Candidate, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	cond, args := likeAny("f.content", terms)
+	args = append(args, sc.Space, sc.Space, sc.limit())
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT f.id, f.content, f.space, f.created_at, 0.0
+		FROM facts f
+		WHERE f.status = 'active' AND (`+cond+`) AND (? = '' OR f.space = ?)
+		ORDER BY f.id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search facts by substring: %w", err)
+	}
+	return scanFactCandidates(rows)
+}
+
+type sqlRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+func scanFactCandidates(rows sqlRows) ([]Candidate, error) {
+	defer rows.Close()
+	var out []Candidate
+	for rows.Next() {
+		c := Candidate{Kind: KindFact}
+		var created int64
+		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &created, &c.BM25); err != nil {
+			return nil, fmt.Errorf("read fact candidates: %w", err)
+		}
+		c.CreatedAt = time.UnixMilli(created)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read fact candidates: %w", err)
+	}
+	return out, nil
+}
+
+const chunkCandidateColumns = `c.id, c.text, d.space, d.imported_at, d.id, d.path, d.title, c.heading, c.line_start, c.line_end`
+
+// MatchChunks is MatchFacts over knowledge chunks.
+func (s *Store) MatchChunks(ctx context.Context, match string, sc SearchScope) ([]Candidate, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT `+chunkCandidateColumns+`, -bm25(chunks_fts)
+		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id
+		WHERE chunks_fts MATCH ? AND (? = '' OR d.space = ?)
+		ORDER BY bm25(chunks_fts), c.id LIMIT ?`,
+		match, sc.Space, sc.Space, sc.limit())
+	if err != nil {
+		return nil, fmt.Errorf("search knowledge: %w", err)
+	}
+	return scanChunkCandidates(rows)
+}
+
+// SubstringChunks is SubstringFacts over knowledge chunks.
+func (s *Store) SubstringChunks(ctx context.Context, terms []string, sc SearchScope) ([]Candidate, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	cond, args := likeAny("c.text", terms)
+	args = append(args, sc.Space, sc.Space, sc.limit())
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT `+chunkCandidateColumns+`, 0.0
+		FROM chunks c JOIN documents d ON d.id = c.doc_id
+		WHERE (`+cond+`) AND (? = '' OR d.space = ?)
+		ORDER BY c.id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search knowledge by substring: %w", err)
+	}
+	return scanChunkCandidates(rows)
+}
+
+func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
+	defer rows.Close()
+	var out []Candidate
+	for rows.Next() {
+		c := Candidate{Kind: KindChunk}
+		var imported int64
+		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &imported, &c.DocID, &c.DocPath, &c.DocTitle,
+			&c.Heading, &c.LineStart, &c.LineEnd, &c.BM25); err != nil {
+			return nil, fmt.Errorf("read knowledge candidates: %w", err)
+		}
+		c.CreatedAt = time.UnixMilli(imported)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read knowledge candidates: %w", err)
+	}
+	return out, nil
+}
+
+// likeAny builds "col LIKE ? OR col LIKE ? ..." with every term escaped and bound.
+func likeAny(column string, terms []string) (string, []any) {
+	parts := make([]string, len(terms))
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		parts[i] = column + ` LIKE '%' || ? || '%' ESCAPE '\'`
+		args[i] = EscapeLike(t)
+	}
+	return strings.Join(parts, " OR "), args
+}

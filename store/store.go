@@ -1,0 +1,107 @@
+// Package store owns memdesk's one SQLite file: its schema, its migrations and the typed
+// queries the engine runs against it. It holds no ranking logic: it returns candidates and
+// raw scores, and the engine decides what they mean.
+//
+// A Store is safe for concurrent use by several goroutines, and several processes (the GUI,
+// the CLI and the MCP server) may open the same file at once: the database runs in WAL mode
+// with a busy timeout, and every write is a short IMMEDIATE transaction.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
+)
+
+// ErrNotFound is returned when a fact, document or chunk id does not exist.
+var ErrNotFound = errors.New("not found")
+
+// busyTimeout is how long a writer waits for another process's transaction before SQLite
+// reports SQLITE_BUSY. Writes are short, so anything near this means a stuck peer.
+const busyTimeout = 10 * time.Second
+
+// Store is an open memdesk database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens (creating if needed) the database at path and migrates it to the current
+// schema. The directory is created user-only because it holds a person's memories.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open store: empty database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("open store: create directory for %q: %w", abs, err)
+	}
+	if err := createUserOnly(abs); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_txlock=immediate" +
+		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
+		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)"
+	db, err := driver.Open(dsn, registerExtensions)
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	s := &Store{db: db, path: abs}
+	if err := s.migrate(ctx, migrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	return s, nil
+}
+
+// createUserOnly creates an empty database file with mode 0600 if none exists, so SQLite
+// never creates it with the process umask.
+func createUserOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// registerExtensions runs on every new connection: FTS5 is an extension in this driver.
+func registerExtensions(c *sqlite3.Conn) error {
+	return fts5.Register(c)
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// write runs fn in one IMMEDIATE transaction (the driver's default here), so a writer takes
+// the lock up front instead of failing on upgrade.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func nowMillis() int64 { return time.Now().UnixMilli() }

@@ -1,0 +1,376 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ncruces/go-sqlite3/driver"
+)
+
+func TestOpenCreatesUserOnlyFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data")
+	path := filepath.Join(dir, "memdesk.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("mode of %s = %v, want %v", p, got, want)
+		}
+	}
+	var mode string
+	if err := s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
+	}
+	var fk int
+	if err := s.db.QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
+		t.Errorf("foreign_keys = %d (%v), want 1", fk, err)
+	}
+}
+
+// TestMigrateFromEveryVersion builds a database at each older schema version, with a row
+// written at that version, then opens it with the current code.
+func TestMigrateFromEveryVersion(t *testing.T) {
+	ctx := context.Background()
+	for from := 0; from <= SchemaVersion(); from++ {
+		t.Run("from v"+string(rune('0'+from)), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.db")
+			old := &Store{path: path}
+			db, err := driver.Open("file:"+path+"?_txlock=immediate", registerExtensions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old.db = db
+			if err := old.migrate(ctx, migrations[:from]); err != nil {
+				t.Fatalf("migrate to v%d: %v", from, err)
+			}
+			if from >= 1 {
+				if _, err := db.Exec(`INSERT INTO facts(space, content, hash, created_at, updated_at) VALUES ('default', 'old fact', 'h', 1, 1)`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db.Close()
+
+			s, err := Open(ctx, path)
+			if err != nil {
+				t.Fatalf("Open from v%d: %v", from, err)
+			}
+			defer s.Close()
+			if v, err := s.Version(ctx); err != nil || v != SchemaVersion() {
+				t.Errorf("version after Open = %d (%v), want %d", v, err, SchemaVersion())
+			}
+			if from >= 1 {
+				got, err := s.MatchFacts(ctx, `"old fact"`, SearchScope{})
+				if err != nil || len(got) != 1 {
+					t.Errorf("fact written at v%d: MatchFacts = %v, %v; want 1 hit", from, got, err)
+				}
+			}
+			if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
+				t.Errorf("Integrity after migrating from v%d = %v, %v", from, problems, err)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "new.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(ctx, path); err == nil {
+		t.Fatal("Open of a newer schema succeeded, want an error asking to upgrade")
+	}
+}
+
+func TestFactLifecycle(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+
+	id, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1")
+	if err != nil || dup {
+		t.Fatalf("AddFact = %d, %v, %v; want new fact", id, dup, err)
+	}
+	again, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1")
+	if err != nil || !dup || again != id {
+		t.Fatalf("second AddFact = %d, %v, %v; want duplicate of %d", again, dup, err, id)
+	}
+	other, dup, err := s.AddFact(ctx, "work", "CI uses Python 3.12", "h1")
+	if err != nil || dup || other == id {
+		t.Fatalf("AddFact in another space = %d, %v, %v; want a new fact", other, dup, err)
+	}
+
+	search := func(match string) []int64 {
+		t.Helper()
+		got, err := s.MatchFacts(ctx, match, SearchScope{Space: "default"})
+		if err != nil {
+			t.Fatalf("MatchFacts(%s): %v", match, err)
+		}
+		var ids []int64
+		for _, c := range got {
+			ids = append(ids, c.ID)
+		}
+		return ids
+	}
+	if diff := cmp.Diff([]int64{id}, search(`"python"`)); diff != "" {
+		t.Errorf("before edit (-want +got):\n%s", diff)
+	}
+
+	changed, err := s.EditFact(ctx, id, "CI uses Python 3.13 and Rust", "h2")
+	if err != nil || !changed {
+		t.Fatalf("EditFact = %v, %v", changed, err)
+	}
+	if got := search(`"3.12"`); len(got) != 0 {
+		t.Errorf("old text still indexed after edit: %v", got)
+	}
+	if diff := cmp.Diff([]int64{id}, search(`"rust"`)); diff != "" {
+		t.Errorf("new text not indexed after edit (-want +got):\n%s", diff)
+	}
+
+	if prev, err := s.SetFactStatus(ctx, id, StatusDeleted); err != nil || prev != StatusActive {
+		t.Fatalf("forget = %q, %v", prev, err)
+	}
+	if got := search(`"rust"`); len(got) != 0 {
+		t.Errorf("forgotten fact still matches: %v", got)
+	}
+	f, err := s.Fact(ctx, id)
+	if err != nil || f.Status != StatusDeleted || f.Content != "CI uses Python 3.13 and Rust" {
+		t.Errorf("forgotten fact = %+v, %v; want it kept with status deleted", f, err)
+	}
+	if _, err := s.SetFactStatus(ctx, id, StatusActive); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if diff := cmp.Diff([]int64{id}, search(`"rust"`)); diff != "" {
+		t.Errorf("restored fact not searchable (-want +got):\n%s", diff)
+	}
+	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
+		t.Errorf("Integrity = %v, %v", problems, err)
+	}
+}
+
+func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	a, _, _ := s.AddFact(ctx, "default", "alpha", "ha")
+	b, _, _ := s.AddFact(ctx, "default", "beta", "hb")
+
+	_, err := s.EditFact(ctx, b, "alpha", "ha")
+	var dup *DuplicateError
+	if !errors.As(err, &dup) || dup.ExistingID != a {
+		t.Fatalf("edit into a duplicate: err = %v, want DuplicateError{%d}", err, a)
+	}
+
+	// Forget a, add its text again, then restoring a would duplicate the new one.
+	if _, err := s.SetFactStatus(ctx, a, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	c, dupNew, err := s.AddFact(ctx, "default", "alpha", "ha")
+	if err != nil || dupNew {
+		t.Fatalf("re-add after forget = %d, %v, %v; want a new fact", c, dupNew, err)
+	}
+	if _, err := s.SetFactStatus(ctx, a, StatusActive); !errors.As(err, &dup) || dup.ExistingID != c {
+		t.Fatalf("restore into a duplicate: err = %v, want DuplicateError{%d}", err, c)
+	}
+}
+
+func TestMissingIDs(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	if _, err := s.EditFact(ctx, 42, "x", "h"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("EditFact(42) err = %v, want ErrNotFound", err)
+	}
+	if _, err := s.SetFactStatus(ctx, 42, StatusDeleted); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetFactStatus(42) err = %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteDocument(ctx, 42); !errors.Is(err, ErrNotFound) {
+		t.Errorf("DeleteDocument(42) err = %v, want ErrNotFound", err)
+	}
+	if _, err := s.Document(ctx, 42); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Document(42) err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestListFacts(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	for i, text := range []string{"one 100%", "two_x", "three"} {
+		if _, _, err := s.AddFact(ctx, "default", text, string(rune('a'+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.SetFactStatus(ctx, 3, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(f FactFilter) []int64 {
+		t.Helper()
+		facts, err := s.ListFacts(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, f := range facts {
+			out = append(out, f.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		filter FactFilter
+		want   []int64
+	}{
+		{"active newest first", FactFilter{}, []int64{2, 1}},
+		{"all statuses", FactFilter{AllStatuses: true}, []int64{3, 2, 1}},
+		{"percent is literal", FactFilter{Contains: "%"}, []int64{1}},
+		{"underscore is literal", FactFilter{Contains: "_"}, []int64{2}},
+		{"limit and offset", FactFilter{AllStatuses: true, Limit: 1, Offset: 1}, []int64{2}},
+		{"other space", FactFilter{Space: "nope"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ids(tc.filter)); diff != "" {
+				t.Errorf("ListFacts(%+v) (-want +got):\n%s", tc.filter, diff)
+			}
+		})
+	}
+}
+
+func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	in := DocumentInput{Space: "default", Path: "/notes/a.md", Title: "A", Format: "markdown", Hash: "v1", Bytes: 10,
+		Chunks: []Chunk{{Ordinal: 0, Text: "服务器在杭州机房"}, {Ordinal: 1, Text: "deploy on fridays"}}}
+	id, outcome, err := s.PutDocument(ctx, in)
+	if err != nil || outcome != ImportAdded {
+		t.Fatalf("first PutDocument = %d, %q, %v", id, outcome, err)
+	}
+	if _, outcome, _ = s.PutDocument(ctx, in); outcome != ImportUnchanged {
+		t.Errorf("same hash again: outcome %q, want unchanged", outcome)
+	}
+	in.Hash = "v2"
+	in.Chunks = []Chunk{{Ordinal: 0, Text: "服务器搬到了上海机房"}}
+	id2, outcome, err := s.PutDocument(ctx, in)
+	if err != nil || outcome != ImportUpdated || id2 != id {
+		t.Fatalf("changed PutDocument = %d, %q, %v; want updated %d", id2, outcome, err, id)
+	}
+	if got, _ := s.MatchChunks(ctx, `"杭州机"`, SearchScope{}); len(got) != 0 {
+		t.Errorf("old chunk text still matches after re-import: %v", got)
+	}
+	got, err := s.MatchChunks(ctx, `"上海机"`, SearchScope{})
+	if err != nil || len(got) != 1 || got[0].DocPath != "/notes/a.md" || got[0].DocTitle != "A" {
+		t.Fatalf("new chunk = %+v, %v", got, err)
+	}
+	// A chunk insert that fails must leave the previous version in place.
+	in.Hash = "v3"
+	in.Chunks = []Chunk{{Ordinal: 0, Text: "x"}, {Ordinal: 0, Text: "same ordinal twice"}}
+	if _, _, err := s.PutDocument(ctx, in); err == nil {
+		t.Fatal("PutDocument with a duplicate ordinal succeeded")
+	}
+	if got, _ := s.MatchChunks(ctx, `"上海机"`, SearchScope{}); len(got) != 1 {
+		t.Errorf("failed re-import lost the previous chunks: %v", got)
+	}
+	if err := s.DeleteDocument(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.MatchChunks(ctx, `"上海机"`, SearchScope{}); len(got) != 0 {
+		t.Errorf("removed document still matches: %v", got)
+	}
+	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
+		t.Errorf("Integrity = %v, %v", problems, err)
+	}
+}
+
+func TestIntegrityDetectsIndexDrift(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	if _, _, err := s.AddFact(ctx, "default", "indexed fact", "h"); err != nil {
+		t.Fatal(err)
+	}
+	// Simulate a writer that bypassed the triggers.
+	if _, err := s.db.Exec(`DELETE FROM facts_fts WHERE rowid = 1`); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := s.Integrity(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) == 0 {
+		t.Fatal("Integrity found nothing after the index lost a row")
+	}
+}
+
+func TestSearchTreatsUserTextAsData(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	hostile := `'); DROP TABLE facts; --`
+	if _, _, err := s.AddFact(ctx, "default", hostile, "h"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SubstringFacts(ctx, []string{hostile, "%", "_"}, SearchScope{Space: hostile})
+	if err != nil {
+		t.Fatalf("SubstringFacts: %v", err)
+	}
+	if len(got) != 0 {
+		t.Errorf("space filter ignored: %v", got)
+	}
+	got, err = s.SubstringFacts(ctx, []string{"DROP TABLE"}, SearchScope{})
+	if err != nil || len(got) != 1 {
+		t.Errorf("SubstringFacts(DROP TABLE) = %v, %v; want the fact", got, err)
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM facts`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("facts table after hostile input: %d rows, %v", n, err)
+	}
+}
+
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	// Two Stores on one file stand in for two processes: separate pools, separate locks.
+	a, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	errs := make(chan error, 2)
+	for w, s := range []*Store{a, b} {
+		go func() {
+			for i := range 100 {
+				text := string(rune('a'+w)) + " fact " + string(rune('0'+i%10)) + string(rune('0'+i/10))
+				if _, _, err := s.AddFact(ctx, "default", text, text); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent AddFact: %v", err)
+		}
+	}
+	var n int
+	if err := a.db.QueryRow(`SELECT count(*) FROM facts`).Scan(&n); err != nil || n != 200 {
+		t.Errorf("facts after two writers = %d (%v), want 200", n, err)
+	}
+}
