@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/memdesk/memdesk/engine/ingest"
+	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -35,13 +37,25 @@ type Weights struct {
 	Semantic float64
 }
 
+// LexicalMix weighs the two full-text indexes inside the lexical leg.
+type LexicalMix struct {
+	Trigram float64 // substrings: identifiers, CJK 3-grams, 1-2 character fallbacks
+	Words   float64 // CJK bigrams and stemmed Latin words
+}
+
 // Options configure an Engine. The zero value works: defaults fill what is unset.
 type Options struct {
 	Logger  *slog.Logger
 	Import  ingest.Limits
 	Weights Weights
+	// LexicalMix: zero means the measured default (see doc/retrieval.md).
+	LexicalMix LexicalMix
+	// Floors are the strict per-leg floors; nil means DefaultFloors.
+	Floors *Floors
 	// DefaultK is the number of hits a recall returns when the request does not say.
 	DefaultK int
+	// Now is the clock relative time words ("yesterday", "上周") are read against.
+	Now func() time.Time
 	// SemanticState reports the semantic leg's state for results ("off" when nil).
 	SemanticState func() string
 }
@@ -53,8 +67,18 @@ func (o Options) withDefaults() Options {
 	if o.Weights == (Weights{}) {
 		o.Weights = Weights{FTS: 1, Entity: 0.6, Semantic: 0.6}
 	}
+	if o.LexicalMix == (LexicalMix{}) {
+		o.LexicalMix = LexicalMix{Trigram: 1, Words: 1}
+	}
+	if o.Floors == nil {
+		f := DefaultFloors()
+		o.Floors = &f
+	}
 	if o.DefaultK <= 0 {
 		o.DefaultK = 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.SemanticState == nil {
 		o.SemanticState = func() string { return "off" }
@@ -73,7 +97,7 @@ type Engine struct {
 
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
-	st, err := store.Open(ctx, path)
+	st, err := store.Open(ctx, path, store.Options{Words: query.IndexWords, WordsVersion: query.WordsVersion})
 	if err != nil {
 		return nil, err
 	}

@@ -164,8 +164,8 @@ func TestRecallHitExplainsItself(t *testing.T) {
 	if diff := cmp.Diff([]string{"简约风", "约风格"}, h.Matched); diff != "" {
 		t.Errorf("matched terms (-want +got):\n%s", diff)
 	}
-	if !strings.Contains(h.Why, "简约风") || !strings.Contains(h.Why, "bm25") {
-		t.Errorf("why = %q; want the matched terms and the bm25 score", h.Why)
+	if !strings.Contains(h.Why, "简约风") || !strings.Contains(h.Why, "lexical") || !strings.Contains(h.Why, "bar 2") {
+		t.Errorf("why = %q; want the lexical leg, the matched terms and the floor it cleared", h.Why)
 	}
 	if res.Semantic != "off" {
 		t.Errorf("semantic = %q, want off without a model", res.Semantic)
@@ -406,5 +406,38 @@ func TestAdminUnknownAction(t *testing.T) {
 	_, err := e.Admin(context.Background(), AdminRequest{Action: "defrag"})
 	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "integrity") {
 		t.Errorf("Admin(defrag) err = %v; want ErrBadRequest listing the actions", err)
+	}
+}
+
+func TestRememberBatch(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	existing := remember(t, e, "s", "already here")
+	texts := []string{"first fact", "bad \xff text", "first  FACT", "already here", "second fact"}
+	var progress []int
+	got, err := e.RememberBatch(ctx, "s", texts, func(done int) { progress = append(progress, done) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(texts) {
+		t.Fatalf("got %d results for %d texts", len(got), len(texts))
+	}
+	if got[0].Status != StatusAdded || got[2].Status != StatusDuplicate || got[2].FactID != got[0].FactID {
+		t.Errorf("in-batch duplicate: %+v and %+v; want the second to point at the first", got[0], got[2])
+	}
+	if got[1].Err == "" || got[1].FactID != 0 {
+		t.Errorf("invalid text result = %+v; want an error and no fact", got[1])
+	}
+	if got[3].Status != StatusDuplicate || got[3].FactID != existing {
+		t.Errorf("duplicate of a stored fact = %+v; want fact %d", got[3], existing)
+	}
+	if got[4].Status != StatusAdded {
+		t.Errorf("last text = %+v; want added", got[4])
+	}
+	if diff := cmp.Diff([]int{5}, progress); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	if ids := recallIDs(t, e, RecallRequest{Query: "second fact", Space: "s"}); len(ids) == 0 || ids[0] != got[4].FactID {
+		t.Errorf("batch fact not searchable: %v", ids)
 	}
 }

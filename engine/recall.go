@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine/query"
+	"github.com/memdesk/memdesk/engine/rewrite"
+	"github.com/memdesk/memdesk/engine/timeexpr"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -29,7 +31,9 @@ type RecallRequest struct {
 	K      int    `json:"k,omitempty"`      // 0 means the configured default
 }
 
-// LegScores are a hit's raw score in each leg (0 when the leg did not return it).
+// LegScores are a hit's raw score in each leg (0 when the leg did not return it): the
+// lexical leg's combined bm25 evidence, the entity leg's anchored Jaccard, the semantic
+// leg's cosine.
 type LegScores struct {
 	FTS      float64 `json:"fts"`
 	Entity   float64 `json:"entity"`
@@ -55,20 +59,34 @@ type Hit struct {
 	Legs      LegScores `json:"legs"`
 	Why       string    `json:"why"`
 	Matched   []string  `json:"matched,omitempty"`
+	Anchors   []string  `json:"anchors,omitempty"`
 	Space     string    `json:"space"`
 	CreatedAt time.Time `json:"created_at"`
 	Doc       *DocRef   `json:"doc,omitempty"`
 }
 
-// RecallResult is the answer to one query. No hits is a valid answer.
-type RecallResult struct {
-	Query    string `json:"query"`
-	Hits     []Hit  `json:"hits"`
-	Relaxed  bool   `json:"relaxed"`
-	Semantic string `json:"semantic"`
+// FloorReport says which floors a recall applied and how many candidates each dropped.
+type FloorReport struct {
+	Floors
+	// FTSBar is the FTS floor after clamping to the query's graded terms (0: not graded).
+	FTSBar         int `json:"fts_bar"`
+	DroppedFTS     int `json:"dropped_fts"`
+	DroppedEntity  int `json:"dropped_entity"`
+	DroppedSemantic int `json:"dropped_semantic"`
 }
 
-// candidateLimit is how many rows each leg reads per source before fusion.
+// RecallResult is the answer to one query. No hits is a valid answer: it means nothing
+// cleared the floors. Relaxed means the strict floors found nothing and the loose ones did.
+type RecallResult struct {
+	Query    string      `json:"query"`
+	Hits     []Hit       `json:"hits"`
+	Relaxed  bool        `json:"relaxed"`
+	Semantic string      `json:"semantic"`
+	Floors   FloorReport `json:"floors"`
+	Notes    []string    `json:"notes,omitempty"`
+}
+
+// candidateLimit is how many rows each index returns per source before floors and fusion.
 const candidateLimit = 200
 
 // Recall searches memories and/or knowledge for a query.
@@ -96,17 +114,34 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 		return RecallResult{}, fmt.Errorf("%w: unknown source %q (want all, memory or knowledge)", ErrBadRequest, req.Source)
 	}
 
-	terms := query.Parse(req.Query)
+	plan := planQuery(req.Query, e.opts.Now())
 	res := RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
-	var hits []Hit
+	if plan.empty() {
+		res.Notes = append(res.Notes, "nothing searchable left in the query")
+		return res, nil
+	}
+	var evidence []*sourceEvidence
 	for _, kind := range kinds {
-		lex, err := e.lexicalLeg(ctx, kind, terms, store.SearchScope{Space: space, Limit: candidateLimit})
+		ev, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit})
 		if err != nil {
 			return RecallResult{}, err
 		}
-		hits = append(hits, fuseLegs(lex, e.opts.Weights)...)
+		evidence = append(evidence, ev)
 	}
-	sortHits(hits)
+
+	hits, report, relaxed := e.rankWithRetry(evidence, plan)
+	if len(hits) == 0 && plan.when != nil {
+		// The time words filtered everything out: answer without them, and say so.
+		plan.when = nil
+		hits, report, relaxed = e.rankWithRetry(evidence, plan)
+		if len(hits) > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("nothing was written %s; showing matches from any time", plan.timeWords))
+		}
+	} else if plan.when != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("only memories written %s", plan.timeWords))
+	}
+	res.Relaxed = relaxed
+	res.Floors = report
 	if len(hits) > k {
 		hits = hits[:k]
 	}
@@ -114,108 +149,219 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	return res, nil
 }
 
-// lexHit is one lexical candidate with the distinct query terms it contains.
-type lexHit struct {
-	cand    store.Candidate
-	raw     float64
-	matched []string
-	mode    string // "bm25" or "substring"
+// rankWithRetry ranks under the strict floors and, when that leaves nothing, once more under
+// the loose ones.
+func (e *Engine) rankWithRetry(evidence []*sourceEvidence, plan queryPlan) ([]Hit, FloorReport, bool) {
+	strict := *e.opts.Floors
+	hits, report := e.rank(evidence, plan, strict)
+	if len(hits) == 0 && strict != strict.loose() {
+		if loose, looseReport := e.rank(evidence, plan, strict.loose()); len(loose) > 0 {
+			return loose, looseReport, true
+		}
+	}
+	return hits, report, false
 }
 
-// lexicalLeg runs the trigram index for the query's trigram terms, or, when the query has
-// none (a 1-2 character CJK word, "Go"), a substring search for its short terms.
-func (e *Engine) lexicalLeg(ctx context.Context, kind string, terms query.Terms, sc store.SearchScope) ([]lexHit, error) {
-	if len(terms.Trigram) > 0 {
-		match := query.MatchExpr(terms.Trigram)
-		var cands []store.Candidate
-		var err error
-		if kind == store.KindFact {
-			cands, err = e.st.MatchFacts(ctx, match, sc)
-		} else {
-			cands, err = e.st.MatchChunks(ctx, match, sc)
+// queryPlan is a query read once. Relative time words become a created-time filter and leave
+// the text; question words and filler are stripped for a second reading. Each reading is
+// graded on its own, and a candidate clears the FTS floor if it clears either.
+type queryPlan struct {
+	trigram   []string // trigram index terms
+	short     []string // substring terms, used when there is no trigram term
+	words     []string // word index terms (of the stripped reading when there is one)
+	graded    []gradedTerms
+	when      *timeexpr.Range
+	timeWords string
+}
+
+func planQuery(q string, now time.Time) queryPlan {
+	var p queryPlan
+	rest, found := timeexpr.Parse(q, now)
+	if r, ok := timeexpr.Cover(found); ok {
+		p.when = &r
+		words := make([]string, len(found))
+		for i, f := range found {
+			words[i] = f.Text
 		}
+		p.timeWords = strings.Join(words, ", ")
+	}
+	t := query.Parse(rest)
+	p.trigram, p.short = t.Trigram, t.Short
+	p.graded = []gradedTerms{gradeQuery(rest)}
+	p.words = query.WordTerms(rest)
+	if stripped := rewrite.Strip(rest); stripped != "" && stripped != rest {
+		p.graded = append(p.graded, gradeQuery(stripped))
+		p.words = query.WordTerms(stripped)
+	}
+	return p
+}
+
+// empty reports a query with nothing left to match (only time words, or only punctuation).
+func (p queryPlan) empty() bool {
+	return len(p.trigram) == 0 && len(p.short) == 0 && len(p.words) == 0
+}
+
+// ftsGrade grades one candidate text against every reading of the query and keeps the best.
+func (p queryPlan) ftsGrade(lowerText string, configured int) ftsGrade {
+	var best ftsGrade
+	for i, g := range p.graded {
+		cur := ftsGrade{matched: g.matched(lowerText), bar: g.bar(configured)}
+		if i == 0 || cur.passes() && (!best.passes() || len(cur.matched) > len(best.matched)) {
+			best = cur
+		}
+	}
+	return best
+}
+
+// sourceEvidence is what the legs found in one source (memories or knowledge).
+type sourceEvidence struct {
+	kind       string
+	candidates map[candidateKey]store.Candidate
+	lexical    map[candidateKey]float64 // combined lexical raw score
+}
+
+// gather runs the legs over one source and keeps every candidate with its raw scores;
+// floors and fusion come after, so the relaxed retry needs no second search.
+func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope) (*sourceEvidence, error) {
+	ev := &sourceEvidence{kind: kind, candidates: map[candidateKey]store.Candidate{}, lexical: map[candidateKey]float64{}}
+	var lists [][]legScore
+	var listWeights []float64
+	add := func(weight float64, cands []store.Candidate, score func(store.Candidate) float64) {
+		listWeights = append(listWeights, weight)
+		list := make([]legScore, 0, len(cands))
+		for _, c := range cands {
+			key := candidateKey{kind: c.Kind, id: c.ID}
+			if _, ok := ev.candidates[key]; !ok {
+				ev.candidates[key] = c
+			}
+			list = append(list, legScore{key: key, raw: score(c)})
+		}
+		lists = append(lists, list)
+	}
+	bm25 := func(c store.Candidate) float64 { return c.BM25 }
+
+	if len(plan.trigram) > 0 {
+		cands, err := e.match(ctx, kind, store.IndexTrigram, plan.trigram, sc)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]lexHit, 0, len(cands))
-		for _, c := range cands {
-			out = append(out, lexHit{cand: c, raw: c.BM25, matched: query.Matched(c.Text, terms.Trigram), mode: "bm25"})
+		add(e.opts.LexicalMix.Trigram, cands, bm25)
+	} else if len(plan.short) > 0 {
+		cands, err := e.substring(ctx, kind, plan.short, sc)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
+		// More distinct terms first; among equals the shorter text is the closer match.
+		add(e.opts.LexicalMix.Trigram, cands, func(c store.Candidate) float64 {
+			n := len(query.Matched(c.Text, plan.short))
+			if n == 0 {
+				return 0 // LIKE matched inside a word; a short Latin term must stand alone
+			}
+			return float64(n) + 1/float64(2+len([]rune(c.Text)))
+		})
 	}
-	if len(terms.Short) == 0 {
-		return nil, nil
+	if len(plan.words) > 0 {
+		cands, err := e.match(ctx, kind, store.IndexWords, plan.words, sc)
+		if err != nil {
+			return nil, err
+		}
+		add(e.opts.LexicalMix.Words, cands, bm25)
 	}
-	var cands []store.Candidate
-	var err error
+	// The lexical leg's raw score sums each index's head-normalized bm25, weighted by
+	// LexicalMix: a hit both indexes rank first scores Trigram + Words.
+	for i, list := range lists {
+		for key, v := range headNormalize(list) {
+			ev.lexical[key] += listWeights[i] * v
+		}
+	}
+	return ev, nil
+}
+
+func (e *Engine) match(ctx context.Context, kind string, idx store.Index, terms []string, sc store.SearchScope) ([]store.Candidate, error) {
+	expr := query.MatchExpr(terms)
 	if kind == store.KindFact {
-		cands, err = e.st.SubstringFacts(ctx, terms.Short, sc)
-	} else {
-		cands, err = e.st.SubstringChunks(ctx, terms.Short, sc)
+		return e.st.MatchFacts(ctx, idx, expr, sc)
 	}
-	if err != nil {
-		return nil, err
-	}
-	var out []lexHit
-	for _, c := range cands {
-		// LIKE matched a substring; a short Latin term must also stand as a word.
-		matched := query.Matched(c.Text, terms.Short)
-		if len(matched) == 0 {
-			continue
-		}
-		// More distinct terms first; among equals, the shorter text is the closer match.
-		raw := float64(len(matched)) + 1/float64(2+len([]rune(c.Text)))
-		out = append(out, lexHit{cand: c, raw: raw, matched: matched, mode: "substring"})
-	}
-	return out, nil
+	return e.st.MatchChunks(ctx, idx, expr, sc)
 }
 
-// fuseLegs turns one source's leg results into hits: each leg's raw scores are divided by
-// that leg's best in this query, then weighted.
-func fuseLegs(lex []lexHit, w Weights) []Hit {
-	var head float64
-	for _, h := range lex {
-		head = max(head, h.raw)
+func (e *Engine) substring(ctx context.Context, kind string, terms []string, sc store.SearchScope) ([]store.Candidate, error) {
+	if kind == store.KindFact {
+		return e.st.SubstringFacts(ctx, terms, sc)
 	}
-	hits := make([]Hit, 0, len(lex))
-	for _, h := range lex {
-		score := 0.0
-		if head > 0 {
-			score = w.FTS * h.raw / head
-		}
-		hit := Hit{
-			ID:        h.cand.ID,
-			Text:      h.cand.Text,
-			Score:     score,
-			Legs:      LegScores{FTS: h.raw},
-			Matched:   h.matched,
-			Space:     h.cand.Space,
-			CreatedAt: h.cand.CreatedAt.UTC(),
-			Why:       lexicalWhy(h),
-		}
-		if h.cand.Kind == store.KindChunk {
-			hit.Source = SourceKnowledge
-			hit.Doc = &DocRef{ID: h.cand.DocID, Path: h.cand.DocPath, Title: h.cand.DocTitle,
-				Heading: h.cand.Heading, LineStart: h.cand.LineStart, LineEnd: h.cand.LineEnd}
-		} else {
-			hit.Source = SourceMemory
-		}
-		hits = append(hits, hit)
-	}
-	return hits
+	return e.st.SubstringChunks(ctx, terms, sc)
 }
 
-func lexicalWhy(h lexHit) string {
-	shown := h.matched
-	more := ""
-	if len(shown) > 6 {
-		more = fmt.Sprintf(" +%d more", len(shown)-6)
-		shown = shown[:6]
+// rank applies one floor profile to the gathered evidence and fuses what survives.
+func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors Floors) ([]Hit, FloorReport) {
+	report := FloorReport{Floors: floors, FTSBar: plan.graded[0].bar(floors.MinFTSTerms)}
+	var all []Hit
+	for _, ev := range evidence {
+		var lexical []legScore
+		grades := map[candidateKey]ftsGrade{}
+		for key, raw := range ev.lexical {
+			c := ev.candidates[key]
+			if plan.when != nil && (c.CreatedAt.Before(plan.when.From) || !c.CreatedAt.Before(plan.when.To)) {
+				continue
+			}
+			g := plan.ftsGrade(strings.ToLower(c.Text), floors.MinFTSTerms)
+			if !g.passes() {
+				report.DroppedFTS++
+				continue
+			}
+			grades[key] = g
+			lexical = append(lexical, legScore{key: key, raw: raw})
+		}
+		for _, f := range fuse([][]legScore{lexical}, []float64{e.opts.Weights.FTS}) {
+			c, g := ev.candidates[f.key], grades[f.key]
+			all = append(all, e.hit(c, f.score, LegScores{FTS: ev.lexical[f.key]}, g.matched, g.bar))
+		}
 	}
-	if h.mode == "substring" {
-		return fmt.Sprintf("lexical: contains %s", strings.Join(shown, ", ")+more)
+	sortHits(all)
+	return all, report
+}
+
+func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched []string, bar int) Hit {
+	h := Hit{
+		ID: c.ID, Text: c.Text, Score: score, Legs: legs, Matched: matched,
+		Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory,
 	}
-	return fmt.Sprintf("lexical: %d matched terms (%s), bm25 %.2f", len(h.matched), strings.Join(shown, ", ")+more, h.raw)
+	if c.Kind == store.KindChunk {
+		h.Source = SourceKnowledge
+		h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
+			LineStart: c.LineStart, LineEnd: c.LineEnd}
+	}
+	h.Why = explain(h, bar)
+	return h
+}
+
+// explain says, in one line, which legs fired and on what.
+func explain(h Hit, bar int) string {
+	var parts []string
+	if h.Legs.FTS > 0 {
+		terms := h.Matched
+		more := ""
+		if len(terms) > 6 {
+			more = fmt.Sprintf(" +%d more", len(terms)-6)
+			terms = terms[:6]
+		}
+		p := fmt.Sprintf("lexical %.2f", h.Legs.FTS)
+		if len(h.Matched) > 0 {
+			p += fmt.Sprintf(" (matched %s%s", strings.Join(terms, ", "), more)
+			if bar > 0 {
+				p += fmt.Sprintf("; %d of bar %d", len(h.Matched), bar)
+			}
+			p += ")"
+		}
+		parts = append(parts, p)
+	}
+	if h.Legs.Entity > 0 {
+		parts = append(parts, fmt.Sprintf("entity %.2f (anchors %s)", h.Legs.Entity, strings.Join(h.Anchors, ", ")))
+	}
+	if h.Legs.Semantic > 0 {
+		parts = append(parts, fmt.Sprintf("semantic %.2f", h.Legs.Semantic))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // sortHits orders by score, then memories before knowledge, then id: a deterministic order

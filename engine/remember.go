@@ -84,6 +84,56 @@ func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResu
 	return RememberResult{FactID: id, Status: StatusAdded}, nil
 }
 
+// rememberBatchSize is how many facts one transaction of RememberBatch writes: large enough
+// that commits stop dominating, small enough that other processes' writers wait only briefly.
+const rememberBatchSize = 500
+
+// RememberBatch adds many facts to one space, several hundred per transaction: the way to
+// load a corpus. Results are in input order; a text that fails normalization gets the
+// error in its result and the rest are still written. Progress, when set, gets the number
+// of texts done after each transaction.
+func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string, progress func(done int)) ([]RememberBatchResult, error) {
+	space, err := validSpace(space)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RememberBatchResult, len(texts))
+	for start := 0; start < len(texts); start += rememberBatchSize {
+		end := min(start+rememberBatchSize, len(texts))
+		var batch []store.NewFact
+		var at []int
+		for i := start; i < end; i++ {
+			text, err := NormalizeFact(texts[i])
+			if err != nil {
+				out[i].Err = err.Error()
+				continue
+			}
+			batch = append(batch, store.NewFact{Content: text, Hash: contentHash(text)})
+			at = append(at, i)
+		}
+		ids, dups, err := e.st.AddFacts(ctx, space, batch)
+		if err != nil {
+			return out[:start], err
+		}
+		for j, i := range at {
+			out[i].FactID, out[i].Status = ids[j], StatusAdded
+			if dups[j] {
+				out[i].Status = StatusDuplicate
+			}
+		}
+		if progress != nil {
+			progress(end)
+		}
+	}
+	return out, nil
+}
+
+// RememberBatchResult is one text's outcome in a batch: a RememberResult, or why it was refused.
+type RememberBatchResult struct {
+	RememberResult
+	Err string `json:"error,omitempty"`
+}
+
 func (e *Engine) editFact(ctx context.Context, req RememberRequest) (RememberResult, error) {
 	text, err := NormalizeFact(req.Text)
 	if err != nil {

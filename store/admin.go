@@ -70,23 +70,28 @@ func (s *Store) Integrity(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("integrity check: %w", err)
 	}
 
-	for _, fts := range []string{"facts_fts", "chunks_fts"} {
+	for _, fts := range []string{"facts_fts", "chunks_fts", "facts_words", "chunks_words"} {
 		// The table name is one of our constants, never user text.
 		if _, err := s.db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %[1]s(%[1]s) VALUES ('integrity-check')`, fts)); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", fts, err))
 		}
 	}
 
-	checks := []struct{ name, query string }{
-		{"facts_fts rows match active facts", `SELECT
-			(SELECT count(*) FROM facts_fts_docsize) = (SELECT count(*) FROM facts WHERE status = 'active')
-			AND NOT EXISTS (SELECT 1 FROM facts_fts_docsize s LEFT JOIN facts f ON f.id = s.id
-				WHERE f.id IS NULL OR f.status != 'active')`},
-		{"chunks_fts rows match chunks", `SELECT
-			(SELECT count(*) FROM chunks_fts_docsize) = (SELECT count(*) FROM chunks)
-			AND NOT EXISTS (SELECT 1 FROM chunks_fts_docsize s LEFT JOIN chunks c ON c.id = s.id WHERE c.id IS NULL)`},
-		{"every chunk belongs to a document", `SELECT NOT EXISTS (SELECT 1 FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL)`},
+	var checks []struct{ name, query string }
+	for _, idx := range []Index{IndexTrigram, IndexWords} {
+		ft, ct := idx.table(KindFact), idx.table(KindChunk)
+		checks = append(checks,
+			struct{ name, query string }{ft + " rows match active facts", `SELECT
+				(SELECT count(*) FROM ` + ft + `_docsize) = (SELECT count(*) FROM facts WHERE status = 'active')
+				AND NOT EXISTS (SELECT 1 FROM ` + ft + `_docsize s LEFT JOIN facts f ON f.id = s.id
+					WHERE f.id IS NULL OR f.status != 'active')`},
+			struct{ name, query string }{ct + " rows match chunks", `SELECT
+				(SELECT count(*) FROM ` + ct + `_docsize) = (SELECT count(*) FROM chunks)
+				AND NOT EXISTS (SELECT 1 FROM ` + ct + `_docsize s LEFT JOIN chunks c ON c.id = s.id WHERE c.id IS NULL)`})
 	}
+	checks = append(checks, []struct{ name, query string }{
+		{"every chunk belongs to a document", `SELECT NOT EXISTS (SELECT 1 FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL)`},
+	}...)
 	for _, c := range checks {
 		var ok bool
 		if err := s.db.QueryRowContext(ctx, c.query).Scan(&ok); err != nil {

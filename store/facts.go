@@ -77,6 +77,50 @@ func (s *Store) AddFact(ctx context.Context, space, content, hash string) (id in
 	return id, duplicate, nil
 }
 
+// NewFact is one fact of a batch write.
+type NewFact struct {
+	Content string
+	Hash    string
+}
+
+// AddFacts writes a batch in one transaction: the same rules as AddFact for each fact (a
+// duplicate, also within the batch, returns the existing id), one commit for all. The
+// results are in input order.
+func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (ids []int64, duplicate []bool, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		ids, duplicate = make([]int64, len(facts)), make([]bool, len(facts))
+		stmt, err := tx.PrepareContext(ctx,
+			`INSERT INTO facts(space, content, hash, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		now := nowMillis()
+		for i, f := range facts {
+			existing, err := activeByHash(ctx, tx, space, f.Hash)
+			if err != nil {
+				return err
+			}
+			if existing != 0 {
+				ids[i], duplicate[i] = existing, true
+				continue
+			}
+			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, now, now)
+			if err != nil {
+				return err
+			}
+			if ids[i], err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("add %d facts: %w", len(facts), err)
+	}
+	return ids, duplicate, nil
+}
+
 func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, error) {
 	var id int64
 	err := tx.QueryRowContext(ctx,

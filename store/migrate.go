@@ -18,6 +18,7 @@ type migration struct {
 var migrations = []migration{
 	{name: "facts, documents, chunks and their trigram indexes", sql: schemaV1},
 	{name: "entity and vector tables", sql: schemaV2},
+	{name: "word-level indexes", sql: schemaV3},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -117,6 +118,42 @@ CREATE TABLE vectors (
 	PRIMARY KEY (owner_kind, owner_id)
 ) WITHOUT ROWID;
 CREATE INDEX vectors_by_fingerprint ON vectors(fingerprint);
+`
+
+// The word-level indexes are filled by Store.ensureWords, which also rebuilds them whenever
+// the analysis version changes. They hold each text as rewritten by memdesk_words(), a Go function every
+// connection registers (see Options.Words): CJK as character bigrams, Latin words stemmed by
+// the porter tokenizer. The triggers call it, so the index stays in step with the row inside
+// the writer's transaction like the trigram index does.
+const schemaV3 = `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE facts_words USING fts5(words, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER facts_words_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_words(rowid, words) VALUES (new.id, memdesk_words(new.content));
+END;
+CREATE TRIGGER facts_words_update AFTER UPDATE OF content, status ON facts BEGIN
+	DELETE FROM facts_words WHERE rowid = old.id;
+	INSERT INTO facts_words(rowid, words) SELECT new.id, memdesk_words(new.content) WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_words_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM facts_words WHERE rowid = old.id;
+END;
+
+CREATE VIRTUAL TABLE chunks_words USING fts5(words, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER chunks_words_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_words(rowid, words) VALUES (new.id, memdesk_words(new.text));
+END;
+CREATE TRIGGER chunks_words_update AFTER UPDATE OF text ON chunks BEGIN
+	DELETE FROM chunks_words WHERE rowid = old.id;
+	INSERT INTO chunks_words(rowid, words) VALUES (new.id, memdesk_words(new.text));
+END;
+CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN
+	DELETE FROM chunks_words WHERE rowid = old.id;
+END;
 `
 
 // migrate applies the missing migrations, each in its own transaction. The version is read

@@ -45,14 +45,40 @@ func (sc SearchScope) limit() int {
 	return sc.Limit
 }
 
-// MatchFacts runs an FTS5 MATCH expression over active facts, best bm25 first. The caller
-// builds match from quoted terms; user text must never reach it unquoted.
-func (s *Store) MatchFacts(ctx context.Context, match string, sc SearchScope) ([]Candidate, error) {
+// Index names a full-text index.
+type Index int
+
+// The full-text indexes over facts and chunks.
+const (
+	// IndexTrigram matches substrings of 3+ characters.
+	IndexTrigram Index = iota
+	// IndexWords matches words: CJK bigrams and porter-stemmed Latin words.
+	IndexWords
+)
+
+// table returns the FTS5 table of an index; only these constants ever reach SQL text.
+func (i Index) table(kind string) string {
+	switch {
+	case i == IndexWords && kind == KindFact:
+		return "facts_words"
+	case i == IndexWords:
+		return "chunks_words"
+	case kind == KindFact:
+		return "facts_fts"
+	default:
+		return "chunks_fts"
+	}
+}
+
+// MatchFacts runs an FTS5 MATCH expression over active facts in one index, best bm25 first.
+// The caller builds match from quoted terms; user text must never reach it unquoted.
+func (s *Store) MatchFacts(ctx context.Context, idx Index, match string, sc SearchScope) ([]Candidate, error) {
+	t := idx.table(KindFact)
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT f.id, f.content, f.space, f.created_at, -bm25(facts_fts)
-		FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND (? = '' OR f.space = ?)
-		ORDER BY bm25(facts_fts), f.id LIMIT ?`,
+		SELECT f.id, f.content, f.space, f.created_at, -bm25(`+t+`)
+		FROM `+t+` JOIN facts f ON f.id = `+t+`.rowid
+		WHERE `+t+` MATCH ? AND (? = '' OR f.space = ?)
+		ORDER BY bm25(`+t+`), f.id LIMIT ?`,
 		match, sc.Space, sc.Space, sc.limit())
 	if err != nil {
 		return nil, fmt.Errorf("search facts: %w", err)
@@ -107,12 +133,13 @@ func scanFactCandidates(rows sqlRows) ([]Candidate, error) {
 const chunkCandidateColumns = `c.id, c.text, d.space, d.imported_at, d.id, d.path, d.title, c.heading, c.line_start, c.line_end`
 
 // MatchChunks is MatchFacts over knowledge chunks.
-func (s *Store) MatchChunks(ctx context.Context, match string, sc SearchScope) ([]Candidate, error) {
+func (s *Store) MatchChunks(ctx context.Context, idx Index, match string, sc SearchScope) ([]Candidate, error) {
+	t := idx.table(KindChunk)
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT `+chunkCandidateColumns+`, -bm25(chunks_fts)
-		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id
-		WHERE chunks_fts MATCH ? AND (? = '' OR d.space = ?)
-		ORDER BY bm25(chunks_fts), c.id LIMIT ?`,
+		SELECT `+chunkCandidateColumns+`, -bm25(`+t+`)
+		FROM `+t+` JOIN chunks c ON c.id = `+t+`.rowid JOIN documents d ON d.id = c.doc_id
+		WHERE `+t+` MATCH ? AND (? = '' OR d.space = ?)
+		ORDER BY bm25(`+t+`), c.id LIMIT ?`,
 		match, sc.Space, sc.Space, sc.limit())
 	if err != nil {
 		return nil, fmt.Errorf("search knowledge: %w", err)

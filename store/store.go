@@ -33,11 +33,25 @@ const busyTimeout = 10 * time.Second
 type Store struct {
 	db   *sql.DB
 	path string
+	opts Options
+}
+
+// Options configure a Store.
+type Options struct {
+	// Words rewrites a text for the word-level index (memdesk_words in SQL). It must be
+	// deterministic; nil indexes the text as it is.
+	Words func(string) string
+	// WordsVersion names the Words analysis; a database indexed under another version has
+	// its word indexes rebuilt on open.
+	WordsVersion int
 }
 
 // Open opens (creating if needed) the database at path and migrates it to the current
 // schema. The directory is created user-only because it holds a person's memories.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.Words == nil {
+		opts.Words = func(s string) string { return s }
+	}
 	if path == "" {
 		return nil, errors.New("open store: empty database path")
 	}
@@ -54,12 +68,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_txlock=immediate" +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
 		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)"
-	db, err := driver.Open(dsn, registerExtensions)
+	s := &Store{path: abs, opts: opts}
+	db, err := driver.Open(dsn, s.registerExtensions)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs}
+	s.db = db
 	if err := s.migrate(ctx, migrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	if err := s.ensureWords(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
@@ -79,9 +98,46 @@ func createUserOnly(path string) error {
 	return f.Close()
 }
 
-// registerExtensions runs on every new connection: FTS5 is an extension in this driver.
-func registerExtensions(c *sqlite3.Conn) error {
-	return fts5.Register(c)
+// registerExtensions runs on every new connection: FTS5 is an extension in this driver, and
+// the word-index triggers call memdesk_words.
+func (s *Store) registerExtensions(c *sqlite3.Conn) error {
+	if err := fts5.Register(c); err != nil {
+		return err
+	}
+	words := s.opts.Words
+	return c.CreateFunction("memdesk_words", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+			ctx.ResultText(words(arg[0].Text()))
+		})
+}
+
+// ensureWords (re)builds the word-level indexes when they were made by another analysis
+// version, or never made. It runs in one transaction, so readers see the old index or the
+// new one.
+func (s *Store) ensureWords(ctx context.Context) error {
+	want := fmt.Sprint(s.opts.WordsVersion)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var have string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'words_version'`).Scan(&have)
+		if err == nil && have == want {
+			return nil
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("read word index version: %w", err)
+		}
+		for _, q := range []string{
+			`INSERT INTO facts_words(facts_words) VALUES ('delete-all')`,
+			`INSERT INTO chunks_words(chunks_words) VALUES ('delete-all')`,
+			`INSERT INTO facts_words(rowid, words) SELECT id, memdesk_words(content) FROM facts WHERE status = 'active'`,
+			`INSERT INTO chunks_words(rowid, words) SELECT id, memdesk_words(text) FROM chunks`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("rebuild word index: %w", err)
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('words_version', ?)`, want)
+		return err
+	})
 }
 
 // Path is the absolute path of the database file.

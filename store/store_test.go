@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,7 +15,7 @@ import (
 func TestOpenCreatesUserOnlyFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nested", "data")
 	path := filepath.Join(dir, "memdesk.db")
-	s, err := Open(context.Background(), path)
+	s, err := Open(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -45,8 +46,8 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 	for from := 0; from <= SchemaVersion(); from++ {
 		t.Run("from v"+string(rune('0'+from)), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "old.db")
-			old := &Store{path: path}
-			db, err := driver.Open("file:"+path+"?_txlock=immediate", registerExtensions)
+			old := &Store{path: path, opts: Options{Words: strings.ToUpper}}
+			db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +62,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 			}
 			db.Close()
 
-			s, err := Open(ctx, path)
+			s, err := Open(ctx, path, Options{})
 			if err != nil {
 				t.Fatalf("Open from v%d: %v", from, err)
 			}
@@ -70,9 +71,11 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Errorf("version after Open = %d (%v), want %d", v, err, SchemaVersion())
 			}
 			if from >= 1 {
-				got, err := s.MatchFacts(ctx, `"old fact"`, SearchScope{})
-				if err != nil || len(got) != 1 {
-					t.Errorf("fact written at v%d: MatchFacts = %v, %v; want 1 hit", from, got, err)
+				for _, idx := range []Index{IndexTrigram, IndexWords} {
+					got, err := s.MatchFacts(ctx, idx, `"old fact"`, SearchScope{})
+					if err != nil || len(got) != 1 {
+						t.Errorf("fact written at v%d: MatchFacts(index %d) = %v, %v; want 1 hit", from, idx, got, err)
+					}
 				}
 			}
 			if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
@@ -85,7 +88,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "new.db")
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +96,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if _, err := Open(ctx, path); err == nil {
+	if _, err := Open(ctx, path, Options{}); err == nil {
 		t.Fatal("Open of a newer schema succeeded, want an error asking to upgrade")
 	}
 }
@@ -117,7 +120,7 @@ func TestFactLifecycle(t *testing.T) {
 
 	search := func(match string) []int64 {
 		t.Helper()
-		got, err := s.MatchFacts(ctx, match, SearchScope{Space: "default"})
+		got, err := s.MatchFacts(ctx, IndexTrigram, match, SearchScope{Space: "default"})
 		if err != nil {
 			t.Fatalf("MatchFacts(%s): %v", match, err)
 		}
@@ -267,10 +270,10 @@ func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
 	if err != nil || outcome != ImportUpdated || id2 != id {
 		t.Fatalf("changed PutDocument = %d, %q, %v; want updated %d", id2, outcome, err, id)
 	}
-	if got, _ := s.MatchChunks(ctx, `"杭州机"`, SearchScope{}); len(got) != 0 {
+	if got, _ := s.MatchChunks(ctx, IndexTrigram, `"杭州机"`, SearchScope{}); len(got) != 0 {
 		t.Errorf("old chunk text still matches after re-import: %v", got)
 	}
-	got, err := s.MatchChunks(ctx, `"上海机"`, SearchScope{})
+	got, err := s.MatchChunks(ctx, IndexTrigram, `"上海机"`, SearchScope{})
 	if err != nil || len(got) != 1 || got[0].DocPath != "/notes/a.md" || got[0].DocTitle != "A" {
 		t.Fatalf("new chunk = %+v, %v", got, err)
 	}
@@ -280,13 +283,13 @@ func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
 	if _, _, err := s.PutDocument(ctx, in); err == nil {
 		t.Fatal("PutDocument with a duplicate ordinal succeeded")
 	}
-	if got, _ := s.MatchChunks(ctx, `"上海机"`, SearchScope{}); len(got) != 1 {
+	if got, _ := s.MatchChunks(ctx, IndexTrigram, `"上海机"`, SearchScope{}); len(got) != 1 {
 		t.Errorf("failed re-import lost the previous chunks: %v", got)
 	}
 	if err := s.DeleteDocument(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.MatchChunks(ctx, `"上海机"`, SearchScope{}); len(got) != 0 {
+	if got, _ := s.MatchChunks(ctx, IndexTrigram, `"上海机"`, SearchScope{}); len(got) != 0 {
 		t.Errorf("removed document still matches: %v", got)
 	}
 	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
@@ -341,12 +344,12 @@ func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "shared.db")
 	// Two Stores on one file stand in for two processes: separate pools, separate locks.
-	a, err := Open(ctx, path)
+	a, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := Open(ctx, path)
+	b, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,5 +375,51 @@ func TestConcurrentWriters(t *testing.T) {
 	var n int
 	if err := a.db.QueryRow(`SELECT count(*) FROM facts`).Scan(&n); err != nil || n != 200 {
 		t.Errorf("facts after two writers = %d (%v), want 200", n, err)
+	}
+}
+
+// TestWordIndexFollowsAnalysisVersion: a new analysis version rebuilds the word index from
+// the stored text; the same version leaves it alone.
+func TestWordIndexFollowsAnalysisVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "words.db")
+	open := func(words func(string) string, version int) *Store {
+		t.Helper()
+		s, err := Open(ctx, path, Options{Words: words, WordsVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	hits := func(s *Store, match string) int {
+		t.Helper()
+		got, err := s.MatchFacts(ctx, IndexWords, match, SearchScope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	s := open(func(string) string { return "alpha" }, 1)
+	if _, _, err := s.AddFact(ctx, "default", "some text", "h"); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits(s, `"alpha"`); n != 1 {
+		t.Fatalf("v1 index: %d hits for alpha, want 1", n)
+	}
+	s.Close()
+
+	s = open(func(string) string { return "beta" }, 1)
+	if n := hits(s, `"alpha"`); n != 1 {
+		t.Errorf("same version reopened: index was rebuilt (%d hits for alpha, want 1)", n)
+	}
+	s.Close()
+
+	s = open(func(string) string { return "beta" }, 2)
+	defer s.Close()
+	if a, b := hits(s, `"alpha"`), hits(s, `"beta"`); a != 0 || b != 1 {
+		t.Errorf("v2 index: alpha %d, beta %d hits; want 0 and 1", a, b)
+	}
+	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
+		t.Errorf("Integrity = %v, %v", problems, err)
 	}
 }

@@ -53,6 +53,11 @@ Knowledge:
   kb reimport DOC_ID              read a document's file again
   kb rm DOC_ID                    remove a document (the file stays on disk)
 
+Evaluation:
+  eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [-k 10] [--baseline] [--out FILE]
+                                  measure recall on a corpus/queries/qrels benchmark
+  eval --cases FILE               run a gold case file through the engine
+
 Maintenance:
   stats                           what the database holds
   admin integrity                 check the database and its indexes
@@ -164,6 +169,10 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.admin(ctx, cargs)
 	case "config":
 		return c.printConfig(cargs)
+	case "gui": // TEMP(ui engineer): lead wires gui into dispatch properly
+		return c.gui(ctx, cargs)
+	case "eval":
+		return c.eval(ctx, cargs)
 	default:
 		return usagef("unknown command %q", cmd)
 	}
@@ -234,17 +243,28 @@ func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	return engine.Open(ctx, path, c.engineOptions())
+}
+
+// engineOptions maps the effective configuration onto the engine's options: the user's
+// engine and eval's scratch engines rank the same way.
+func (c *cli) engineOptions() engine.Options {
 	cfg := c.cfg.Config
-	return engine.Open(ctx, path, engine.Options{
+	return engine.Options{
 		Logger: c.log,
 		Import: ingest.Limits{
 			MaxFileBytes:      int64(cfg.Import.MaxFileMB) << 20,
 			ChunkMaxRunes:     cfg.Import.ChunkMaxRunes,
 			ChunkOverlapRunes: cfg.Import.ChunkOverlapRunes,
 		},
-		Weights:  engine.Weights{FTS: cfg.Weights.FTS, Entity: cfg.Weights.Entity, Semantic: cfg.Weights.Semantic},
+		Weights: engine.Weights{FTS: cfg.Weights.FTS, Entity: cfg.Weights.Entity, Semantic: cfg.Weights.Semantic},
+		Floors: &engine.Floors{
+			MinFTSTerms:           cfg.Floors.MinFTSTerms,
+			MinJaccard:            cfg.Floors.MinJaccard,
+			MinSemanticSimilarity: cfg.Floors.MinSemanticSimilarity,
+		},
 		DefaultK: cfg.Recall.K,
-	})
+	}
 }
 
 // withEngine opens the engine for one command and closes it after.

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/eval"
+	"github.com/memdesk/memdesk/engine/eval/enginearm"
+)
+
+const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [-k 10] [--baseline]
+     [--limit-queries N] [--json] [--out FILE]
+eval --cases FILE [--json] [--out FILE]`
+
+// eval measures retrieval in a scratch database, never the user's: a public benchmark
+// (--beir) or a file of hand-written cases (--cases).
+func (c *cli) eval(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	beirDir := fs.String("beir", "", "benchmark directory with corpus.jsonl, queries.jsonl and qrels.jsonl")
+	casesFile := fs.String("cases", "", "case file (JSON)")
+	scope := fs.String("scope", string(eval.ScopeNone), "none or prefix (each id's part before the first / is its own space)")
+	as := fs.String("as", string(enginearm.AsMemory), "load the corpus as memory (one fact per document) or knowledge")
+	k := fs.Int("k", 10, "hits asked per query")
+	baseline := fs.Bool("baseline", false, "also run plain BM25 over the same corpus")
+	limit := fs.Int("limit-queries", 0, "only the first N queries (0: all)")
+	out := fs.String("out", "", "also write the JSON report to this file")
+	pos, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("eval: unexpected argument %q\nusage: %s", pos[0], evalUsage)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case (*beirDir == "") == (*casesFile == ""):
+		return usagef("eval: give either --beir DIR or --cases FILE\nusage: %s", evalUsage)
+	case *casesFile != "":
+		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries"} {
+			if set[name] {
+				dash := "--"
+				if len(name) == 1 {
+					dash = "-"
+				}
+				return usagef("eval: %s%s applies to --beir only (each case sets its own k)", dash, name)
+			}
+		}
+		return c.evalCases(ctx, *casesFile, *out)
+	}
+	opts := beirRun{dir: *beirDir, scope: eval.Scope(*scope), as: enginearm.As(*as), k: *k,
+		baseline: *baseline, limit: *limit, out: *out}
+	switch {
+	case opts.scope != eval.ScopeNone && opts.scope != eval.ScopePrefix:
+		return usagef("eval: --scope %q: want none or prefix", *scope)
+	case opts.as != enginearm.AsMemory && opts.as != enginearm.AsKnowledge:
+		return usagef("eval: --as %q: want memory or knowledge", *as)
+	case opts.k <= 0:
+		return usagef("eval: -k must be positive")
+	case opts.limit < 0:
+		return usagef("eval: --limit-queries must be 0 (all) or positive")
+	}
+	return c.evalBEIR(ctx, opts)
+}
+
+type beirRun struct {
+	dir      string
+	scope    eval.Scope
+	as       enginearm.As
+	k        int
+	baseline bool
+	limit    int
+	out      string
+}
+
+func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
+	ds, err := eval.LoadBEIR(o.dir)
+	if err != nil {
+		return err
+	}
+	ds.LimitQueries(o.limit)
+	rep := eval.Report{Dataset: ds.Name, NQueries: len(ds.Queries), NUnrelated: ds.CountUnrelated(),
+		K: o.k, As: string(o.as), Scope: o.scope}
+
+	err = c.withScratchEngine(ctx, func(e *engine.Engine, dir string) error {
+		progress, done := c.countProgress(fmt.Sprintf("loading %d documents as %s", len(ds.Docs), o.as))
+		r, stats, err := enginearm.Load(ctx, e, ds.Docs, enginearm.LoadOptions{
+			As: o.as, Scope: o.scope, FilesDir: filepath.Join(dir, "docs"), Progress: progress})
+		done()
+		if err != nil {
+			return err
+		}
+		rep.Load = &stats
+		progress, done = c.countProgress("memdesk")
+		rep.Arm, err = eval.Run(ctx, ds, r, eval.RunOptions{K: o.k, Progress: progress})
+		done()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if o.baseline {
+		progress, done := c.countProgress("baseline")
+		arm, err := eval.Run(ctx, ds, eval.NewBM25Retriever(ds.Docs, o.scope), eval.RunOptions{K: o.k, Progress: progress})
+		done()
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		rep.Baseline = &arm
+	}
+	if err := writeReport(o.out, rep); err != nil {
+		return err
+	}
+	return c.emit(rep, func(w io.Writer) { printBEIRReport(w, rep) })
+}
+
+func printBEIRReport(w io.Writer, rep eval.Report) {
+	fmt.Fprintf(w, "%s: %d queries (%d unrelated), k %d, corpus as %s, scope %s\n",
+		rep.Dataset, rep.NQueries, rep.NUnrelated, rep.K, rep.As, rep.Scope)
+	if l := rep.Load; l != nil {
+		units := "facts"
+		if rep.As == string(enginearm.AsKnowledge) {
+			units = "chunks"
+		}
+		fmt.Fprintf(w, "loaded %d documents as %d %s in %.1f s (%.0f documents/s", l.Docs, l.Units, units,
+			l.Seconds, l.DocsPerSecond())
+		if l.Skipped > 0 {
+			fmt.Fprintf(w, ", %d without text skipped", l.Skipped)
+		}
+		fmt.Fprintln(w, ")")
+	}
+	fmt.Fprintln(w)
+
+	figures := []struct {
+		name   string
+		digits int
+		of     func(eval.Arm) float64
+	}{
+		{"recall@1", 3, func(a eval.Arm) float64 { return a.Metrics.Recall1 }},
+		{"recall@5", 3, func(a eval.Arm) float64 { return a.Metrics.Recall5 }},
+		{"recall@10", 3, func(a eval.Arm) float64 { return a.Metrics.Recall10 }},
+		{"nDCG@10", 3, func(a eval.Arm) float64 { return a.Metrics.NDCG10 }},
+		{"MRR@10", 3, func(a eval.Arm) float64 { return a.Metrics.MRR10 }},
+		{"top-3 hit rate", 3, func(a eval.Arm) float64 { return a.Metrics.Top3HitRate }},
+		{"empty rate, unrelated", 3, func(a eval.Arm) float64 { return *a.Metrics.EmptyRateUnrelated }},
+		{"latency p50 ms", 2, func(a eval.Arm) float64 { return a.Latency.P50 }},
+		{"latency p95 ms", 2, func(a eval.Arm) float64 { return a.Latency.P95 }},
+		{"latency p99 ms", 2, func(a eval.Arm) float64 { return a.Latency.P99 }},
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if rep.Baseline == nil {
+		fmt.Fprintf(tw, "\t%8s\n", "memdesk")
+	} else {
+		fmt.Fprintf(tw, "\t%8s\t%8s\t%8s\n", "memdesk", "BM25", "diff")
+	}
+	for _, f := range figures {
+		if f.name == "empty rate, unrelated" && rep.NUnrelated == 0 {
+			continue // no unrelated query, no rate
+		}
+		mine := f.of(rep.Arm)
+		if rep.Baseline == nil {
+			fmt.Fprintf(tw, "%s\t%8.*f\n", f.name, f.digits, mine)
+			continue
+		}
+		base := f.of(*rep.Baseline)
+		fmt.Fprintf(tw, "%s\t%8.*f\t%8.*f\t%+8.*f\n", f.name, f.digits, mine, f.digits, base, f.digits, mine-base)
+	}
+	tw.Flush()
+}
+
+// caseReports is the JSON of eval --cases: the two arms side by side, each labelled.
+type caseReports struct {
+	Real eval.CaseReport `json:"real"`
+	Stub eval.CaseReport `json:"stub"`
+}
+
+func (c *cli) evalCases(ctx context.Context, path, out string) error {
+	cf, err := eval.LoadCases(path)
+	if err != nil {
+		return err
+	}
+	var reps caseReports
+	// The stub arm checks the cases themselves: a query that even a token counter cannot
+	// answer may be testing something else than it claims.
+	reps.Stub, err = eval.RunCases(ctx, cf, eval.StubRetrieve, eval.CaseRunOptions{Arm: "stub"})
+	if err != nil {
+		return err
+	}
+	err = c.withScratchEngine(ctx, func(e *engine.Engine, _ string) error {
+		progress, done := c.countProgress("cases")
+		reps.Real, err = eval.RunCases(ctx, cf, enginearm.NewCases(e).Retrieve,
+			eval.CaseRunOptions{Arm: "real", Latency: true, Progress: progress})
+		done()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeReport(out, reps); err != nil {
+		return err
+	}
+	if err := c.emit(reps, func(w io.Writer) { printCaseReports(w, reps) }); err != nil {
+		return err
+	}
+	if s := reps.Real.Summary; s.Failed > 0 {
+		return fmt.Errorf("%d of %d case queries failed", s.Failed, s.Queries)
+	}
+	return nil
+}
+
+func printCaseReports(w io.Writer, reps caseReports) {
+	fmt.Fprintf(w, "%s: %d queries\n\n", reps.Real.Name, reps.Real.Summary.Queries)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\t%6s\t%6s\n", "real", "stub")
+	r, s := reps.Real, reps.Stub
+	fmt.Fprintf(tw, "passed\t%6d\t%6d\n", r.Summary.Passed, s.Summary.Passed)
+	fmt.Fprintf(tw, "failed\t%6d\t%6d\n", r.Summary.Failed, s.Summary.Failed)
+	for _, m := range []struct {
+		name       string
+		real, stub float64
+	}{
+		{"must-include pass rate", r.Summary.MustIncludePassRate, s.Summary.MustIncludePassRate},
+		{"must-exclude pass rate", r.Summary.MustExcludePassRate, s.Summary.MustExcludePassRate},
+		{"empty rate, unrelated", r.Summary.EmptyRateUnrelated, s.Summary.EmptyRateUnrelated},
+		{"recall@1", r.Ranking.Recall1, s.Ranking.Recall1},
+		{"recall@5", r.Ranking.Recall5, s.Ranking.Recall5},
+		{"nDCG@10", r.Ranking.NDCG10, s.Ranking.NDCG10},
+		{"MRR@10", r.Ranking.MRR10, s.Ranking.MRR10},
+	} {
+		fmt.Fprintf(tw, "%s\t%6.3f\t%6.3f\n", m.name, m.real, m.stub)
+	}
+	tw.Flush()
+	if r.Latency != nil {
+		fmt.Fprintf(w, "real latency: p50 %.2f ms, p95 %.2f ms\n", r.Latency.P50, r.Latency.P95)
+	}
+	var failed []eval.CaseOutcome
+	for _, q := range r.Queries {
+		if !q.Pass {
+			failed = append(failed, q)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nfailed in the real arm:")
+	for _, q := range failed {
+		fmt.Fprintf(w, "  [%s] %q got %v: %s\n", q.Case, q.Query, q.Got, strings.Join(q.Why, "; "))
+	}
+}
+
+// withScratchEngine runs fn on an engine over a new database in a temporary directory,
+// removed afterwards; dir is free for fn's own files.
+func (c *cli) withScratchEngine(ctx context.Context, fn func(e *engine.Engine, dir string) error) (err error) {
+	dir, err := os.MkdirTemp("", "memdesk-eval-")
+	if err != nil {
+		return fmt.Errorf("create scratch directory: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(dir); err == nil && rerr != nil {
+			err = fmt.Errorf("remove scratch directory: %w", rerr)
+		}
+	}()
+	e, err := engine.Open(ctx, filepath.Join(dir, "eval.db"), c.engineOptions())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return fn(e, dir)
+}
+
+// countProgress returns a progress callback drawing a counting bar on stderr (nothing when
+// stderr is not a terminal, or with --json) and a func to clear it when the work ends.
+func (c *cli) countProgress(desc string) (eval.Progress, func()) {
+	f, ok := c.err.(*os.File)
+	if !ok || c.json || !term.IsTerminal(int(f.Fd())) {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) error {
+		if bar == nil {
+			bar = progressbar.NewOptions(total,
+				progressbar.OptionSetWriter(c.err),
+				progressbar.OptionSetDescription(desc),
+				progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish(),
+			)
+		}
+		return bar.Set(done)
+	}
+	return progress, func() {
+		if bar != nil {
+			bar.Finish()
+		}
+	}
+}
+
+// writeReport writes v as indented JSON to path; "" writes nothing.
+func writeReport(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memdesk/memdesk/engine/query"
+)
+
+// Floors are the absolute per-leg bars a candidate must reach on its raw score. A candidate
+// equal to its floor is kept; 0 disables a floor.
+type Floors struct {
+	MinFTSTerms           int     `json:"min_fts_terms"`
+	MinJaccard            float64 `json:"min_jaccard"`
+	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
+}
+
+// DefaultFloors are the strict profile.
+func DefaultFloors() Floors {
+	return Floors{MinFTSTerms: 2, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
+}
+
+// loose is the profile of the relaxed retry: any one graded term, a lower Jaccard bar and a
+// lower semantic bar. A genuinely unrelated query matches no graded term and stays empty.
+func (f Floors) loose() Floors {
+	l := f
+	if l.MinFTSTerms > 1 {
+		l.MinFTSTerms = 1
+	}
+	l.MinJaccard = min(f.MinJaccard, 0.15)
+	l.MinSemanticSimilarity = f.MinSemanticSimilarity * 0.85
+	return l
+}
+
+// gradedTerms are the query terms strong enough to count toward the FTS floor: every CJK
+// 3-gram, Latin words of 5+ letters (compared by stem, so "services" meets "service"), and
+// shorter Latin words that are plainly specific: 3+ characters with a digit ("eb1", "p53")
+// or written as an acronym ("IBP"). When there are none, 2-character CJK runs stand in as
+// substring terms. Other short words ("api", "go") are never graded: a query made only of
+// them is not FTS-floored at all.
+type gradedTerms struct {
+	terms []string // what a hit is checked for (stems for Latin words)
+	shown []string // the terms as the query wrote them, for explanations
+}
+
+func gradeQuery(q string) gradedTerms {
+	t := query.Parse(q)
+	acronyms := acronymsOf(q)
+	var g gradedTerms
+	for _, term := range t.Trigram {
+		r, _ := utf8.DecodeRuneInString(term)
+		switch {
+		case query.IsCJK(r):
+			g.add(term, term)
+		case utf8.RuneCountInString(term) >= 5:
+			g.add(matchStem(term), term)
+		case strings.ContainsAny(term, "0123456789") || acronyms[term]:
+			g.add(term, term)
+		}
+	}
+	if len(g.terms) == 0 {
+		for _, term := range t.Short {
+			if r, _ := utf8.DecodeRuneInString(term); query.IsCJK(r) && utf8.RuneCountInString(term) == 2 {
+				g.add(term, term)
+			}
+		}
+	}
+	return g
+}
+
+// matchStem is the part of a word that its inflections share, for a substring test: the
+// Porter2 stem, less a final "i" that stands for "y" or a final "e" that "-ing" drops
+// (chemotherapi is not in "chemotherapy", stage is not in "staging").
+func matchStem(word string) string {
+	stem := query.Stem(word)
+	if len(stem) > 4 && (strings.HasSuffix(stem, "i") || strings.HasSuffix(stem, "e")) {
+		stem = stem[:len(stem)-1]
+	}
+	return stem
+}
+
+// acronymsOf returns, lowercased, the words of q written in capitals (2+ capital letters,
+// e.g. "IBP", "G-CSF"): in a query they name something specific.
+func acronymsOf(q string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}) {
+		upper := 0
+		lower := false
+		for _, r := range w {
+			if r >= 'A' && r <= 'Z' {
+				upper++
+			} else if r >= 'a' && r <= 'z' {
+				lower = true
+			}
+		}
+		if upper >= 2 && !lower {
+			out[strings.ToLower(w)] = true
+		}
+	}
+	return out
+}
+
+func (g *gradedTerms) add(term, shown string) {
+	for _, t := range g.terms {
+		if t == term {
+			return
+		}
+	}
+	g.terms = append(g.terms, term)
+	g.shown = append(g.shown, shown)
+}
+
+// bar is the FTS floor for this query: the configured floor clamped to what the graded
+// text can reach (a 3-character CJK query has one trigram), 0 when nothing is graded.
+func (g gradedTerms) bar(configured int) int {
+	return min(configured, len(g.terms))
+}
+
+// matched returns the graded terms text contains, as the query wrote them.
+func (g gradedTerms) matched(lowerText string) []string {
+	var out []string
+	for i, t := range g.terms {
+		if strings.Contains(lowerText, t) {
+			out = append(out, g.shown[i])
+		}
+	}
+	return out
+}
+
+// ftsGrade is one candidate's standing against the FTS floor for one reading of the query.
+type ftsGrade struct {
+	matched []string
+	bar     int
+}
+
+func (f ftsGrade) passes() bool { return f.bar == 0 || len(f.matched) >= f.bar }

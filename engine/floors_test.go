@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestGradeQuery(t *testing.T) {
+	tests := []struct {
+		query      string
+		wantShown  []string
+		wantStrict int // bar with min_fts_terms = 2
+	}{
+		{"老王喜欢简约风格", []string{"老王喜", "王喜欢", "喜欢简", "欢简约", "简约风", "约风格"}, 2},
+		{"换手机", []string{"换手机"}, 1},    // clamped: one trigram can only match once
+		{"周三", []string{"周三"}, 1},      // 2-char CJK falls back to a substring term
+		{"Go or Rust", nil, 0},         // nothing graded: not FTS-floored at all
+		{"API Go", []string{"api"}, 1}, // an acronym is graded, so API still finds API
+		{"python version", []string{"python", "version"}, 2},
+		{"use the api", nil, 0},                             // 3-letter words are not graded
+		{"IBP in bacteria", []string{"ibp", "bacteria"}, 2}, // an acronym is specific
+		{"p53 mutations", []string{"p53", "mutations"}, 2},  // so is a word with a digit
+		{"周三 meeting", []string{"meeting"}, 1},              // graded Latin word: no CJK fallback
+		{"chemotherapy", []string{"chemotherapy"}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			g := gradeQuery(tc.query)
+			if diff := cmp.Diff(tc.wantShown, g.shown, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("gradeQuery(%q) terms (-want +got):\n%s", tc.query, diff)
+			}
+			if got := g.bar(2); got != tc.wantStrict {
+				t.Errorf("gradeQuery(%q).bar(2) = %d, want %d", tc.query, got, tc.wantStrict)
+			}
+		})
+	}
+}
+
+func TestGradedMatchUsesStems(t *testing.T) {
+	g := gradeQuery("chemotherapy services improved")
+	got := g.matched(strings.ToLower("The service improves after Chemotherapy"))
+	if diff := cmp.Diff([]string{"chemotherapy", "services", "improved"}, got); diff != "" {
+		t.Errorf("matched (-want +got):\n%s", diff)
+	}
+}
+
+func TestLooseProfile(t *testing.T) {
+	strict := DefaultFloors()
+	got := strict.loose()
+	want := Floors{MinFTSTerms: 1, MinJaccard: 0.15, MinSemanticSimilarity: strict.MinSemanticSimilarity * 0.85}
+	if got != want {
+		t.Errorf("loose() = %+v, want %+v", got, want)
+	}
+	if off := (Floors{}).loose(); off != (Floors{}) {
+		t.Errorf("loose() of disabled floors = %+v, want all disabled", off)
+	}
+}
+
+func TestRecallFloorsAndRelaxedRetry(t *testing.T) {
+	e := openTestEngine(t)
+	ci := remember(t, e, "", "CI uses Python 3.12")
+	both := remember(t, e, "", "the Python version on the build servers is pinned")
+	remember(t, e, "", "老王喜欢简约风格")
+
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "python version"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Relaxed || len(res.Hits) != 1 || res.Hits[0].ID != both {
+		t.Errorf("strict answer = %+v (relaxed %v); want only fact %d, which has both graded terms", res.Hits, res.Relaxed, both)
+	}
+	if res.Floors.FTSBar != 2 || res.Floors.DroppedFTS == 0 {
+		t.Errorf("floor report = %+v; want bar 2 and the one-term fact dropped", res.Floors)
+	}
+
+	res, err = e.Recall(context.Background(), RecallRequest{Query: "python interpreter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	if !res.Relaxed || !cmp.Equal(ids, []int64{ci, both}) && !cmp.Equal(ids, []int64{both, ci}) {
+		t.Errorf("relaxed answer = %v (relaxed %v); want both Python facts, marked relaxed", ids, res.Relaxed)
+	}
+
+	for _, q := range []string{"量子纠缠实验", "submarine volcano eruption", "老李讨厌复杂的设计"} {
+		res, err := e.Recall(context.Background(), RecallRequest{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 0 {
+			t.Errorf("unrelated query %q returned %d hits, want none: %+v", q, len(res.Hits), res.Hits)
+		}
+	}
+}
+
+func TestRecallTimeWords(t *testing.T) {
+	ctx := context.Background()
+	tomorrow := time.Now().Add(24 * time.Hour)
+	e, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Now: func() time.Time { return tomorrow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	id := remember(t, e, "", "会议纪要：预算通过了")
+	remember(t, e, "", "昨天这个词本身不该被匹配")
+
+	// Seen from tomorrow, today's fact was written "yesterday"; the time word is not matched
+	// as text, so the fact that contains the word 昨天 is not found by it.
+	res, err := e.Recall(ctx, RecallRequest{Query: "昨天的会议纪要"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != id {
+		t.Fatalf("昨天的会议纪要 = %+v; want fact %d", res.Hits, id)
+	}
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "昨天") {
+		t.Errorf("notes = %q; want one saying the time filter applied", res.Notes)
+	}
+
+	// Nothing was written last year: the filter is dropped and the result says so.
+	res, err = e.Recall(ctx, RecallRequest{Query: "去年的会议纪要"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != id {
+		t.Fatalf("去年的会议纪要 = %+v; want fact %d with the filter dropped", res.Hits, id)
+	}
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "any time") {
+		t.Errorf("notes = %q; want one saying the filter was dropped", res.Notes)
+	}
+
+	res, err = e.Recall(ctx, RecallRequest{Query: "昨天"})
+	if err != nil || len(res.Hits) != 0 {
+		t.Errorf("a query of only a time word = %+v, %v; want no hits and no error", res.Hits, err)
+	}
+}
+
+func TestRecallStripsQuestionWords(t *testing.T) {
+	e := openTestEngine(t)
+	id := remember(t, e, "", "the staging cluster runs Kubernetes 1.31")
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "what does the staging cluster run?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].ID != id || res.Relaxed {
+		t.Errorf("question = %+v (relaxed %v); want fact %d under the strict floors", res.Hits, res.Relaxed, id)
+	}
+}
+
+func TestFuseBreaksTiesDeterministically(t *testing.T) {
+	legs := [][]legScore{{
+		{key: candidateKey{"chunk", 1}, raw: 2},
+		{key: candidateKey{"fact", 9}, raw: 2},
+		{key: candidateKey{"fact", 3}, raw: 2},
+		{key: candidateKey{"fact", 4}, raw: 1},
+		{key: candidateKey{"fact", 5}, raw: 0},
+	}}
+	got := fuse(legs, []float64{1})
+	want := []fused{
+		{candidateKey{"fact", 3}, 1}, {candidateKey{"fact", 9}, 1}, {candidateKey{"chunk", 1}, 1},
+		{candidateKey{"fact", 4}, 0.5},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{})); diff != "" {
+		t.Errorf("fuse (-want +got):\n%s", diff)
+	}
+}
+
+func TestFuseWeightsHeadNormalizedLegs(t *testing.T) {
+	a, b := candidateKey{"fact", 1}, candidateKey{"fact", 2}
+	legs := [][]legScore{
+		{{key: a, raw: 10}, {key: b, raw: 5}},    // bm25-like scale
+		{{key: b, raw: 0.4}, {key: a, raw: 0.1}}, // Jaccard-like scale
+	}
+	got := fuse(legs, []float64{1, 0.5})
+	want := []fused{{a, 1 + 0.5*0.25}, {b, 0.5 + 0.5}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{}), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("fuse (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,427 @@
+package modelboot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// warmupText is embedded once to load the model and measure its width. It
+// holds common English words so that bag-of-words models give a non-zero
+// vector, though a zero vector would still tell the width.
+const warmupText = "memdesk checks that the embedding model is ready"
+
+// pullStallTimeout cancels a pull that sends no progress for this long; a
+// pull as such has no deadline, a multi-gigabyte model may take an hour.
+const pullStallTimeout = 2 * time.Minute
+
+// Boot brings an Ollama embedding model up and keeps track of it. Its
+// methods are safe for concurrent use; Run may run once at a time.
+type Boot struct {
+	set     Settings
+	log     *slog.Logger
+	client  *api.Client
+	http    *http.Client
+	ownHTTP bool // http is ours: close its idle connections when Run ends
+
+	hub     stateHub
+	wake    chan struct{} // Recheck: one pending wake-up is enough
+	rewarm  atomic.Bool   // Embed saw a width change; measure again
+	running atomic.Bool
+}
+
+// New checks s and returns a Boot in the starting phase. It starts no
+// goroutines and makes no calls; [Boot.Run] does the work.
+func New(s Settings, log *slog.Logger) (*Boot, error) {
+	s = s.withDefaults()
+	base, err := hostURL(s.Host)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hc, own := s.HTTPClient, false
+	if hc == nil {
+		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		own = true
+	}
+	b := &Boot{
+		set:     s,
+		log:     log.With("ollama", base.String(), "model", s.Model),
+		client:  api.NewClient(base, hc),
+		http:    hc,
+		ownHTTP: own,
+		wake:    make(chan struct{}, 1),
+	}
+	b.hub.cur = State{Phase: PhaseStarting, Model: s.Model, Pooling: Undeclared}
+	return b, nil
+}
+
+// State returns the current state.
+func (b *Boot) State() State { return b.hub.get() }
+
+// Subscribe returns a channel of state changes, starting with the current
+// state, and a func that unsubscribes and closes the channel. The channel
+// holds only the latest unread state: a slow reader misses intermediate
+// states, never the last one, and never blocks the bootstrap.
+func (b *Boot) Subscribe() (<-chan State, func()) { return b.hub.subscribe() }
+
+// Recheck asks Run to probe the server now rather than at its next backoff
+// or health tick: the GUI's retry button, or a caller that saw an embed fail.
+// It never blocks.
+func (b *Boot) Recheck() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run brings the model up and keeps it up until ctx is done, then returns
+// nil. It reaches the server with capped exponential backoff, pulls the model
+// when the server lacks it, warms it, and while ready checks every
+// HealthInterval (or at once after [Boot.Recheck]) that server and model are
+// still there, going back to offline and recovering when they are not.
+// Every call it makes is bounded by ctx. Run starts no goroutine that
+// outlives it. It returns an error only if another Run is active.
+func (b *Boot) Run(ctx context.Context) error {
+	if !b.running.CompareAndSwap(false, true) {
+		return errors.New("modelboot: Run is already running")
+	}
+	defer b.running.Store(false)
+	if b.ownHTTP {
+		defer b.http.CloseIdleConnections()
+	}
+	failures := 0
+	for {
+		err := b.bootstrap(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			failures++
+			delay := backoff(b.set.MinBackoff, b.set.MaxBackoff, failures)
+			b.log.Debug("ollama bootstrap will retry", "in", delay, "attempt", failures, "err", err)
+			if !b.pause(ctx, delay) {
+				return nil
+			}
+			continue
+		}
+		failures = 0
+		b.watch(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// backoff is the delay before retry number n (1-based): lo doubled n-1
+// times, capped at hi.
+func backoff(lo, hi time.Duration, n int) time.Duration {
+	d := lo
+	for i := 1; i < n && d < hi; i++ {
+		d *= 2
+	}
+	return min(d, hi)
+}
+
+// pause waits d, or less after a Recheck; false when ctx is done.
+func (b *Boot) pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-b.wake:
+	}
+	return true
+}
+
+// bootstrap takes the model from wherever it is to ready. It returns nil when
+// ready; otherwise it has already published offline or failed.
+func (b *Boot) bootstrap(ctx context.Context) error {
+	before := b.hub.get()
+	version, err := b.version(ctx)
+	if err != nil {
+		return b.fail(ctx, "reach server", err)
+	}
+	show, err := b.show(ctx)
+	if isStatus(err, http.StatusNotFound) {
+		if err := b.pull(ctx); err != nil {
+			return b.fail(ctx, "pull "+b.set.Model, err)
+		}
+		show, err = b.show(ctx)
+	}
+	if err != nil {
+		return b.fail(ctx, "show "+b.set.Model, err)
+	}
+	name, digest, err := b.listed(ctx)
+	if err != nil {
+		return b.fail(ctx, "list models", err)
+	}
+	if name == "" {
+		name = b.set.Model
+	}
+	ctxLen, pooling := modelInfo(show.ModelInfo)
+	st := State{Phase: PhaseWarming, Model: name, Digest: digest, ContextLength: ctxLen, Pooling: pooling}
+	b.setState(st)
+
+	b.rewarm.Store(false)
+	vecs, err := b.embedRequest(ctx, b.set.WarmTimeout, []string{warmupText})
+	if err != nil {
+		return b.fail(ctx, "warm up", err)
+	}
+	if len(vecs[0]) == 0 {
+		return b.fail(ctx, "warm up", errors.New("the model returned an empty vector; is it an embedding model?"))
+	}
+	st.Phase, st.Dims = PhaseReady, len(vecs[0])
+	b.setState(st)
+	b.log.Info("ollama embedding model ready", "server_version", version, "digest", digest,
+		"dims", st.Dims, "context_length", ctxLen, "pooling", pooling)
+	if before.Dims != 0 && before.Dims != st.Dims {
+		b.log.Warn("ollama embedding width changed; vectors made before are in another space",
+			"was", before.Dims, "now", st.Dims)
+	}
+	return nil
+}
+
+// watch health-checks a ready model until the check fails or ctx is done.
+func (b *Boot) watch(ctx context.Context) {
+	tick := time.NewTicker(b.set.HealthInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-b.wake:
+		}
+		if b.rewarm.Load() {
+			b.setPhase(PhaseWarming, "embedding width changed")
+			return
+		}
+		if _, err := b.version(ctx); err != nil {
+			b.fail(ctx, "health check", err)
+			return
+		}
+		name, digest, err := b.listed(ctx)
+		if err != nil {
+			b.fail(ctx, "health check", err)
+			return
+		}
+		cur := b.hub.get()
+		switch {
+		case name == "" && cur.Digest != "":
+			b.setPhase(PhaseFailed, "model no longer on the server")
+			return
+		case name != "" && digest != cur.Digest:
+			// The model was replaced under the same name: another space.
+			b.log.Warn("ollama model changed on the server", "was", cur.Digest, "now", digest)
+			b.setPhase(PhaseWarming, "")
+			return
+		}
+	}
+}
+
+// fail publishes offline when err says the server cannot be reached, failed
+// otherwise, and returns err. A cancelled Run publishes nothing.
+func (b *Boot) fail(ctx context.Context, what string, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if unreachable(err) {
+		b.setPhase(PhaseOffline, reason(err))
+	} else {
+		b.setPhase(PhaseFailed, what+": "+reason(err))
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// setPhase moves to phase p, keeping the model fields of the current state.
+func (b *Boot) setPhase(p Phase, why string) {
+	st := b.hub.get()
+	st.Phase, st.Reason, st.Percent = p, why, 0
+	b.setState(st)
+}
+
+func (b *Boot) setState(st State) {
+	prev, changed := b.hub.set(st)
+	if !changed {
+		return
+	}
+	switch {
+	case prev.Phase == st.Phase:
+		b.log.Debug("ollama state", "state", st.String())
+	case st.Phase == PhaseOffline || st.Phase == PhaseFailed:
+		b.log.Warn("ollama state", "state", string(st.Phase), "was", string(prev.Phase), "reason", st.Reason)
+	default:
+		b.log.Info("ollama state", "state", st.String(), "was", string(prev.Phase))
+	}
+}
+
+func (b *Boot) version(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.set.ProbeTimeout)
+	defer cancel()
+	return b.client.Version(ctx)
+}
+
+func (b *Boot) show(ctx context.Context) (*api.ShowResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.set.ProbeTimeout)
+	defer cancel()
+	return b.client.Show(ctx, &api.ShowRequest{Model: b.set.Model})
+}
+
+// listed finds the model in /api/tags, the only place its digest is given.
+// An empty name means the server does not list it.
+func (b *Boot) listed(ctx context.Context) (name, digest string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, b.set.ProbeTimeout)
+	defer cancel()
+	list, err := b.client.List(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	want := canonicalModel(b.set.Model)
+	for _, m := range list.Models {
+		if canonicalModel(m.Name) == want || canonicalModel(m.Model) == want {
+			return m.Name, m.Digest, nil
+		}
+	}
+	return "", "", nil
+}
+
+// canonicalModel lets "bge-m3" match the "bge-m3:latest" the server lists:
+// Ollama names are case-insensitive and the tag defaults to latest.
+func canonicalModel(name string) string {
+	name = strings.ToLower(strings.TrimPrefix(name, "registry.ollama.ai/library/"))
+	if i := strings.LastIndexByte(name, '/'); !strings.Contains(name[i+1:], ":") {
+		name += ":latest"
+	}
+	return name
+}
+
+// pull downloads the model, publishing pulling n%.
+func (b *Boot) pull(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	errStalled := fmt.Errorf("no progress for %s", pullStallTimeout)
+	stall := time.AfterFunc(pullStallTimeout, func() { cancel(errStalled) })
+	defer stall.Stop()
+
+	st := b.hub.get()
+	st.Phase, st.Reason, st.Percent = PhasePulling, "", 0
+	b.setState(st)
+	b.log.Info("pulling ollama model")
+
+	type layer struct{ completed, total int64 }
+	layers := map[string]layer{}
+	succeeded := false
+	err := b.client.Pull(ctx, &api.PullRequest{Model: b.set.Model}, func(p api.ProgressResponse) error {
+		stall.Reset(pullStallTimeout)
+		if p.Status == "success" {
+			succeeded = true
+		}
+		if p.Digest == "" || p.Total <= 0 {
+			return nil
+		}
+		layers[p.Digest] = layer{min(p.Completed, p.Total), p.Total}
+		var done, total int64
+		for _, l := range layers {
+			done, total = done+l.completed, total+l.total
+		}
+		// Layers announce their size only when their download starts, so
+		// the ratio can drop; a progress bar should not.
+		if pct := math.Floor(100 * float64(done) / float64(total)); pct > st.Percent {
+			st.Percent = pct
+			b.setState(st)
+		}
+		return nil
+	})
+	if cause := context.Cause(ctx); errors.Is(cause, errStalled) {
+		return cause
+	}
+	if err != nil {
+		return err
+	}
+	if !succeeded {
+		// The client stops quietly when the stream breaks off.
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+
+// modelInfo reads the input window and pooling from a show response's
+// model_info, keyed by the architecture it names.
+func modelInfo(info map[string]any) (contextLength int, pooling string) {
+	pooling = Undeclared
+	arch, _ := info["general.architecture"].(string)
+	if arch == "" {
+		return 0, pooling
+	}
+	if v, ok := info[arch+".context_length"].(float64); ok && v > 0 {
+		contextLength = int(v)
+	}
+	if v, ok := info[arch+".pooling_type"].(float64); ok {
+		// llama.cpp's enum llama_pooling_type, which GGUF files store.
+		switch v {
+		case 0:
+			pooling = "none"
+		case 1:
+			pooling = "mean"
+		case 2:
+			pooling = "cls"
+		case 3:
+			pooling = "last"
+		case 4:
+			pooling = "rank"
+		}
+	}
+	return contextLength, pooling
+}
+
+// unreachable tells "cannot talk to the server" (offline) from "the server
+// said no" (failed).
+func unreachable(err error) bool {
+	var status api.StatusError
+	if errors.As(err, &status) {
+		return false
+	}
+	var urlErr *url.Error
+	var netErr net.Error
+	return errors.As(err, &urlErr) || errors.As(err, &netErr) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF)
+}
+
+func isStatus(err error, code int) bool {
+	var status api.StatusError
+	return errors.As(err, &status) && status.StatusCode == code
+}
+
+// reason is err as a short status line: the server's message, or the network
+// error without the request URL.
+func reason(err error) string {
+	var status api.StatusError
+	if errors.As(err, &status) && status.ErrorMessage != "" {
+		return status.ErrorMessage
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "no answer in time"
+	}
+	return err.Error()
+}

@@ -1,0 +1,215 @@
+package modelboot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Embed returns one L2-normalised vector per text, in order.
+//
+// It fails fast with [ErrOffline] or [ErrNotReady] unless the state is
+// ready. Texts are cut to the model's input window (see [TruncateToWindow])
+// and sent in requests of at most MaxBatch inputs, each bounded by
+// EmbedTimeout. When the server rejects a request with 400 or 500, the inputs
+// are retried one at a time so that one bad input does not sink the rest; an
+// input the server still finds too long is retried at half its length.
+//
+// When only some inputs fail, Embed returns len(texts) vectors, nil at each
+// failed input, and a *[BatchError] naming them: an empty text or a
+// zero-norm vector is [ErrZeroVector] (no semantic evidence), a vector of an
+// unexpected width is [ErrDimsChanged]. Any other error means no vectors:
+// ctx's error, [ErrOffline], [ErrModelMissing], or a timeout
+// (context.DeadlineExceeded).
+func (b *Boot) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	st := b.State()
+	switch st.Phase {
+	case PhaseReady:
+	case PhaseOffline:
+		return nil, fmt.Errorf("embed: %w", ErrOffline)
+	default:
+		return nil, fmt.Errorf("embed: semantic %s: %w", st, ErrNotReady)
+	}
+	out := make([][]float32, len(texts))
+	var failed []InputError
+	for lo := 0; lo < len(texts); lo += b.set.MaxBatch {
+		hi := min(lo+b.set.MaxBatch, len(texts))
+		if err := b.embedBatch(ctx, st, texts[lo:hi], lo, out, &failed); err != nil {
+			return nil, err
+		}
+	}
+	if len(failed) > 0 {
+		slices.SortFunc(failed, func(a, b InputError) int { return a.Index - b.Index })
+		return out, &BatchError{Failed: failed}
+	}
+	return out, nil
+}
+
+// embedBatch embeds texts (at offset lo of the caller's list) into out,
+// appending per-input failures to failed. An error fails the whole call.
+func (b *Boot) embedBatch(ctx context.Context, st State, texts []string, lo int, out [][]float32, failed *[]InputError) error {
+	inputs := make([]string, 0, len(texts))
+	at := make([]int, 0, len(texts))
+	for i, t := range texts {
+		t, _ = TruncateToWindow(t, st.ContextLength)
+		if strings.TrimSpace(t) == "" {
+			*failed = append(*failed, InputError{Index: lo + i, Err: fmt.Errorf("empty text: %w", ErrZeroVector)})
+			continue
+		}
+		inputs = append(inputs, t)
+		at = append(at, lo+i)
+	}
+	keep := func(j int, v []float32) {
+		if err := b.accept(st, v); err != nil {
+			*failed = append(*failed, InputError{Index: at[j], Err: err})
+			return
+		}
+		out[at[j]] = v
+	}
+	if len(inputs) > 1 {
+		vecs, err := b.embedRequest(ctx, b.set.EmbedTimeout, inputs)
+		if err == nil {
+			for j, v := range vecs {
+				keep(j, v)
+			}
+			return nil
+		}
+		if !inputSpecific(err) {
+			return b.callError(ctx, err)
+		}
+		b.log.Debug("embed batch rejected; retrying its inputs one by one", "inputs", len(inputs), "err", err)
+	}
+	for j, in := range inputs {
+		v, err := b.embedOne(ctx, in)
+		if err != nil {
+			if !inputSpecific(err) {
+				return b.callError(ctx, err)
+			}
+			*failed = append(*failed, InputError{Index: at[j], Err: err})
+			continue
+		}
+		keep(j, v)
+	}
+	return nil
+}
+
+// maxHalvings bounds how often embedOne shortens a text the server calls too
+// long; three halvings keep an eighth, past which the window estimate is not
+// the problem.
+const maxHalvings = 3
+
+// embedOne embeds a single text, shortening it when the server answers that
+// it exceeds the context length: Ollama 0.17.4 does so for some inputs past
+// the window despite truncating by default.
+func (b *Boot) embedOne(ctx context.Context, text string) ([]float32, error) {
+	for halvings := 0; ; halvings++ {
+		vecs, err := b.embedRequest(ctx, b.set.EmbedTimeout, []string{text})
+		if err == nil {
+			return vecs[0], nil
+		}
+		if halvings == maxHalvings || !tooLong(err) {
+			return nil, err
+		}
+		r := []rune(text)
+		text = string(r[:len(r)/2])
+	}
+}
+
+// embedRequest makes one /api/embed call and checks it returned a vector
+// per input.
+func (b *Boot) embedRequest(ctx context.Context, timeout time.Duration, inputs []string) ([][]float32, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	truncate := true
+	req := &api.EmbedRequest{Model: b.set.Model, Input: inputs, Truncate: &truncate}
+	if b.set.KeepAlive != 0 {
+		req.KeepAlive = &api.Duration{Duration: b.set.KeepAlive}
+	}
+	resp, err := b.client.Embed(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Embeddings) != len(inputs) {
+		return nil, fmt.Errorf("ollama returned %d vectors for %d inputs", len(resp.Embeddings), len(inputs))
+	}
+	return resp.Embeddings, nil
+}
+
+// accept checks v against the recorded width and normalises it in place.
+func (b *Boot) accept(st State, v []float32) error {
+	if len(v) != st.Dims {
+		// Let Run measure again: the model may have changed under its name.
+		b.rewarm.Store(true)
+		b.Recheck()
+		return &DimsError{Got: len(v), Want: st.Dims}
+	}
+	return normalize(v)
+}
+
+// normalize scales v to unit length in place. The server normalises too,
+// but the representation promises "l2" whatever the server version does.
+func normalize(v []float32) error {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return errors.New("embedding has non-finite values")
+	}
+	if sum < 1e-18 { // below float32 resolution of a unit vector's entries
+		return ErrZeroVector
+	}
+	inv := 1 / math.Sqrt(sum)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+	return nil
+}
+
+// callError wraps an error that fails a whole Embed call, and asks Run to
+// check the server when the error may mean it is gone or changed.
+func (b *Boot) callError(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("embed: %w", err)
+	case isStatus(err, http.StatusNotFound):
+		b.Recheck()
+		return fmt.Errorf("embed: %w: %s", ErrModelMissing, reason(err))
+	case errors.Is(err, context.DeadlineExceeded):
+		b.Recheck()
+		return fmt.Errorf("embed: no answer within %s: %w", b.set.EmbedTimeout, err)
+	case unreachable(err):
+		b.Recheck()
+		return fmt.Errorf("embed: %w: %w", ErrOffline, err)
+	}
+	return fmt.Errorf("embed: %w", err)
+}
+
+// inputSpecific reports whether a rejected request may have failed because
+// of one of its inputs, so that retrying them one by one can save the rest.
+func inputSpecific(err error) bool {
+	var status api.StatusError
+	if !errors.As(err, &status) {
+		return false
+	}
+	switch status.StatusCode {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusInternalServerError:
+		return true
+	}
+	return false
+}
+
+// tooLong matches Ollama's "the input length exceeds the context length" and
+// its "input exceeds maximum context length" relatives.
+func tooLong(err error) bool {
+	var status api.StatusError
+	return errors.As(err, &status) && status.StatusCode == http.StatusBadRequest &&
+		strings.Contains(strings.ToLower(status.ErrorMessage), "context length")
+}

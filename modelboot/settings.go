@@ -1,0 +1,133 @@
+package modelboot
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultModel is the embedding model used when [Settings.Model] is empty.
+//
+// bge-m3 embeds Chinese and English into one space with strong retrieval
+// quality, takes 8192-token inputs (long chunks need no splitting), and is
+// symmetric: queries and documents go through the same call with no
+// instruction prefix, which is what the engine's one-method embedder
+// expresses. qwen3-embedding:0.6b is smaller and scores higher on multilingual
+// benchmarks, but it expects an instruction prefix on queries only.
+const DefaultModel = "bge-m3"
+
+// DefaultHost is the Ollama address used when [Settings.Host] is empty.
+const DefaultHost = "127.0.0.1:11434"
+
+// Settings configure a [Boot]. The zero value of every field but Model picks a
+// working default; an empty Model means [DefaultModel]. cmd fills Settings from
+// flags, config and the environment (OLLAMA_HOST); this package reads no env.
+type Settings struct {
+	// Host is "host:port", "host", or a URL such as "http://host:port/prefix".
+	// The port defaults to 11434, the scheme to http. An unspecified bind
+	// address (0.0.0.0, ::), as OLLAMA_HOST often holds for the server, is
+	// dialled on loopback.
+	Host string
+	// Model is the embedding model, e.g. "bge-m3" or "bge-m3:latest".
+	Model string
+	// KeepAlive is how long the server keeps the model loaded after a call:
+	// zero leaves the server's default (5 minutes), negative keeps it loaded
+	// until the server stops.
+	KeepAlive time.Duration
+	// HTTPClient, when set, is used for every call and left open. When nil,
+	// the Boot uses its own transport and closes its idle connections when
+	// Run returns.
+	HTTPClient *http.Client
+
+	// ProbeTimeout bounds each version, tags and show call (default 5s).
+	ProbeTimeout time.Duration
+	// EmbedTimeout bounds each embed request (default 60s). A batch that is
+	// isolated input by input gets this much per input.
+	EmbedTimeout time.Duration
+	// WarmTimeout bounds the warm-up embed, which may load the model from
+	// disk (default 2m).
+	WarmTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the doubling delay between attempts to
+	// reach the server or to recover from a failure (default 0.5s and 30s).
+	MinBackoff, MaxBackoff time.Duration
+	// HealthInterval is how often a ready Boot checks that the server and
+	// model are still there (default 30s). The check does not embed, so it
+	// never keeps the model loaded past KeepAlive.
+	HealthInterval time.Duration
+	// MaxBatch caps the inputs per embed request (default 32); Embed splits
+	// longer lists.
+	MaxBatch int
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.Model == "" {
+		s.Model = DefaultModel
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&s.ProbeTimeout, 5*time.Second)
+	def(&s.EmbedTimeout, 60*time.Second)
+	def(&s.WarmTimeout, 2*time.Minute)
+	def(&s.MinBackoff, 500*time.Millisecond)
+	def(&s.MaxBackoff, 30*time.Second)
+	def(&s.HealthInterval, 30*time.Second)
+	if s.MaxBackoff < s.MinBackoff {
+		s.MaxBackoff = s.MinBackoff
+	}
+	if s.MaxBatch <= 0 {
+		s.MaxBatch = 32
+	}
+	return s
+}
+
+// hostURL turns a Settings.Host into the base URL of the API, following the
+// rules of Ollama's own OLLAMA_HOST parsing.
+func hostURL(host string) (*url.URL, error) {
+	host = strings.TrimSpace(host)
+	if host == "" {
+		host = DefaultHost
+	}
+	scheme, hostport, ok := strings.Cut(host, "://")
+	defaultPort := "11434"
+	switch {
+	case !ok:
+		scheme, hostport = "http", host
+	case scheme == "http":
+		defaultPort = "80"
+	case scheme == "https":
+		defaultPort = "443"
+	default:
+		return nil, fmt.Errorf("ollama host %q: scheme %q is not http or https", host, scheme)
+	}
+	hostport, path, _ := strings.Cut(hostport, "/")
+	h, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		h, port = strings.Trim(hostport, "[]"), defaultPort
+	}
+	if h == "" {
+		h = "127.0.0.1"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return nil, fmt.Errorf("ollama host %q: invalid port %q", host, port)
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
+		// The server may listen on all interfaces; a client cannot dial that
+		// address everywhere (Windows refuses it), loopback reaches it.
+		h = "127.0.0.1"
+		if ip.To4() == nil {
+			h = "::1"
+		}
+	}
+	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(h, port)}
+	if path != "" {
+		u.Path = "/" + path
+	}
+	return u, nil
+}
