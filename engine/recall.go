@@ -69,9 +69,9 @@ type Hit struct {
 type FloorReport struct {
 	Floors
 	// FTSBar is the FTS floor after clamping to the query's graded terms (0: not graded).
-	FTSBar         int `json:"fts_bar"`
-	DroppedFTS     int `json:"dropped_fts"`
-	DroppedEntity  int `json:"dropped_entity"`
+	FTSBar          int `json:"fts_bar"`
+	DroppedFTS      int `json:"dropped_fts"`
+	DroppedEntity   int `json:"dropped_entity"`
 	DroppedSemantic int `json:"dropped_semantic"`
 }
 

@@ -169,8 +169,6 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.admin(ctx, cargs)
 	case "config":
 		return c.printConfig(cargs)
-	case "gui": // TEMP(ui engineer): lead wires gui into dispatch properly
-		return c.gui(ctx, cargs)
 	case "eval":
 		return c.eval(ctx, cargs)
 	default:
