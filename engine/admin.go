@@ -10,6 +10,10 @@ import (
 // AdminRequest names a maintenance action.
 type AdminRequest struct {
 	Action string `json:"action"`
+	// All repeats bounded passes until nothing is left (entities-sweep); otherwise one pass.
+	All bool `json:"all,omitempty"`
+	// Budget bounds the rows one pass touches; 0 means the action's default.
+	Budget int `json:"budget,omitempty"`
 	// Progress, when set, receives done/total counts from long actions.
 	Progress func(done, total int) `json:"-"`
 }
@@ -20,6 +24,8 @@ type AdminResult struct {
 	Action  string   `json:"action"`
 	OK      bool     `json:"ok"`
 	Details []string `json:"details"`
+	// Counts are the action's numbers (e.g. rebuilt, deferred, skipped), for scripts.
+	Counts map[string]int `json:"counts,omitempty"`
 }
 
 type adminAction struct {
@@ -30,7 +36,8 @@ type adminAction struct {
 // adminActions is the dispatch table, built per engine: later legs add their repairs here.
 func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
-		"integrity": {help: "check the SQLite file and its full-text indexes", run: e.integrity},
+		"integrity":      {help: "check the SQLite file and its full-text indexes", run: e.integrity},
+		"entities-sweep": {help: "re-extract entities that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
 	}
 }
 
@@ -67,4 +74,55 @@ func (e *Engine) integrity(ctx context.Context, _ AdminRequest) (AdminResult, er
 		res.Details = []string{"database file, full-text indexes and their sync with facts and chunks are ok"}
 	}
 	return res, nil
+}
+
+func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	if err := e.LoadEntities(ctx); err != nil {
+		return AdminResult{}, err
+	}
+	var total SweepReport
+	first := true
+	for {
+		rep, err := e.SweepEntities(ctx, req.Budget)
+		if err != nil {
+			return AdminResult{}, err
+		}
+		total.Rebuilt += rep.Rebuilt
+		total.Skipped += rep.Skipped
+		total.Deferred = rep.Deferred
+		if req.Progress != nil {
+			req.Progress(total.Rebuilt, total.Rebuilt+rep.Deferred)
+		}
+		// Stop when done, when another pass holds the guard, or when a pass made no
+		// progress (rows that keep failing are left for a later run, and logged).
+		if !req.All || rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 && !first {
+			break
+		}
+		first = false
+	}
+	res := AdminResult{Action: "entities-sweep", OK: total.Deferred == 0,
+		Counts: map[string]int{"rebuilt": total.Rebuilt, "deferred": total.Deferred, "skipped": total.Skipped}}
+	res.Details = []string{fmt.Sprintf("%d rows re-extracted, %d still stale, %d passes skipped", total.Rebuilt, total.Deferred, total.Skipped)}
+	if total.Deferred > 0 && !req.All {
+		res.Details = append(res.Details, "run `memdesk admin entities-sweep --all` to finish")
+	}
+	return res, nil
+}
+
+// Run is the engine's background work for long-lived processes (the app, the MCP server):
+// it loads the entity extractor, then completes every pending or stale entity row in
+// bounded passes. It returns when that is done or ctx is cancelled; the owner waits for it.
+func (e *Engine) Run(ctx context.Context) error {
+	if err := e.LoadEntities(ctx); err != nil {
+		return err
+	}
+	for {
+		rep, err := e.SweepEntities(ctx, DefaultSweepBudget)
+		if err != nil {
+			return err
+		}
+		if rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 {
+			return nil
+		}
+	}
 }

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
+	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/ingest"
 	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/store"
@@ -54,6 +56,9 @@ type Options struct {
 	Floors *Floors
 	// DefaultK is the number of hits a recall returns when the request does not say.
 	DefaultK int
+	// Entities is an already loaded extractor to share (tests, several engines in one
+	// process); nil means LoadEntities loads one.
+	Entities *entity.Extractor
 	// Now is the clock relative time words ("yesterday", "上周") are read against.
 	Now func() time.Time
 	// SemanticState reports the semantic leg's state for results ("off" when nil).
@@ -93,6 +98,9 @@ type Engine struct {
 	opts  Options
 	log   *slog.Logger
 	admin map[string]adminAction
+
+	ents     atomic.Pointer[entity.Extractor] // nil until loaded
+	sweeping atomic.Bool                      // an entity sweep pass is running
 }
 
 // Open opens the database at path, creating and migrating it as needed.
@@ -103,6 +111,9 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	}
 	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger}
+	if opts.Entities != nil {
+		e.ents.Store(opts.Entities)
+	}
 	e.admin = e.adminActions()
 	return e, nil
 }

@@ -17,16 +17,17 @@ func TestGradeQuery(t *testing.T) {
 		wantShown  []string
 		wantStrict int // bar with min_fts_terms = 2
 	}{
-		{"老王喜欢简约风格", []string{"老王喜", "王喜欢", "喜欢简", "欢简约", "简约风", "约风格"}, 2},
-		{"换手机", []string{"换手机"}, 1},    // clamped: one trigram can only match once
-		{"周三", []string{"周三"}, 1},      // 2-char CJK falls back to a substring term
+		{"老王喜欢简约风格", []string{"老王", "王喜", "喜欢", "欢简", "简约", "约风", "风格"}, 2},
+		{"换手机", []string{"换手", "手机"}, 2},
+		{"周三", []string{"周三"}, 1},      // clamped: one bigram can only match once
+		{"猫", nil, 0},                  // a single character is not graded
 		{"Go or Rust", nil, 0},         // nothing graded: not FTS-floored at all
 		{"API Go", []string{"api"}, 1}, // an acronym is graded, so API still finds API
 		{"python version", []string{"python", "version"}, 2},
 		{"use the api", nil, 0},                             // 3-letter words are not graded
 		{"IBP in bacteria", []string{"ibp", "bacteria"}, 2}, // an acronym is specific
 		{"p53 mutations", []string{"p53", "mutations"}, 2},  // so is a word with a digit
-		{"周三 meeting", []string{"meeting"}, 1},              // graded Latin word: no CJK fallback
+		{"周三 meeting", []string{"周三", "meeting"}, 2},        // graded Latin word: no CJK fallback
 		{"chemotherapy", []string{"chemotherapy"}, 1},
 	}
 	for _, tc := range tests {

@@ -134,7 +134,8 @@ func (e *Engine) importFile(ctx context.Context, space, path string) ImportedFil
 		Hash: doc.Hash, Bytes: int64(len(doc.Text))}
 	for _, c := range doc.Chunks {
 		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
-			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd})
+			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
+			Entities: e.extractEntities(c.Text)})
 	}
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {

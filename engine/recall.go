@@ -115,6 +115,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	}
 
 	plan := planQuery(req.Query, e.opts.Now())
+	if x := e.ents.Load(); x != nil {
+		plan.entities = x.Extract(plan.entityText)
+	}
 	res := RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
 	if plan.empty() {
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
@@ -172,6 +175,10 @@ type queryPlan struct {
 	graded    []gradedTerms
 	when      *timeexpr.Range
 	timeWords string
+	// entityText is the reading entities are extracted from; entities are filled by Recall
+	// when the extractor is loaded.
+	entityText string
+	entities   []string
 }
 
 func planQuery(q string, now time.Time) queryPlan {
@@ -189,16 +196,18 @@ func planQuery(q string, now time.Time) queryPlan {
 	p.trigram, p.short = t.Trigram, t.Short
 	p.graded = []gradedTerms{gradeQuery(rest)}
 	p.words = query.WordTerms(rest)
+	p.entityText = rest
 	if stripped := rewrite.Strip(rest); stripped != "" && stripped != rest {
 		p.graded = append(p.graded, gradeQuery(stripped))
 		p.words = query.WordTerms(stripped)
+		p.entityText = stripped
 	}
 	return p
 }
 
 // empty reports a query with nothing left to match (only time words, or only punctuation).
 func (p queryPlan) empty() bool {
-	return len(p.trigram) == 0 && len(p.short) == 0 && len(p.words) == 0
+	return len(p.trigram) == 0 && len(p.short) == 0 && len(p.words) == 0 && len(p.entities) == 0
 }
 
 // ftsGrade grades one candidate text against every reading of the query and keeps the best.
@@ -218,6 +227,7 @@ type sourceEvidence struct {
 	kind       string
 	candidates map[candidateKey]store.Candidate
 	lexical    map[candidateKey]float64 // combined lexical raw score
+	entity     map[candidateKey]entityHit
 }
 
 // gather runs the legs over one source and keeps every candidate with its raw scores;
@@ -274,6 +284,25 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 			ev.lexical[key] += listWeights[i] * v
 		}
 	}
+
+	ents, err := e.entityLeg(ctx, kind, sc.Space, plan.entities)
+	if err != nil {
+		return nil, err
+	}
+	ev.entity = ents
+	var missing []int64
+	for key := range ents {
+		if _, ok := ev.candidates[key]; !ok {
+			missing = append(missing, key.id)
+		}
+	}
+	more, err := e.st.CandidatesByID(ctx, kind, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range more {
+		ev.candidates[candidateKey{kind: c.Kind, id: c.ID}] = c
+	}
 	return ev, nil
 }
 
@@ -295,13 +324,16 @@ func (e *Engine) substring(ctx context.Context, kind string, terms []string, sc 
 // rank applies one floor profile to the gathered evidence and fuses what survives.
 func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors Floors) ([]Hit, FloorReport) {
 	report := FloorReport{Floors: floors, FTSBar: plan.graded[0].bar(floors.MinFTSTerms)}
+	inWindow := func(c store.Candidate) bool {
+		return plan.when == nil || !c.CreatedAt.Before(plan.when.From) && c.CreatedAt.Before(plan.when.To)
+	}
 	var all []Hit
 	for _, ev := range evidence {
-		var lexical []legScore
+		var lexical, entities []legScore
 		grades := map[candidateKey]ftsGrade{}
 		for key, raw := range ev.lexical {
 			c := ev.candidates[key]
-			if plan.when != nil && (c.CreatedAt.Before(plan.when.From) || !c.CreatedAt.Before(plan.when.To)) {
+			if !inWindow(c) {
 				continue
 			}
 			g := plan.ftsGrade(strings.ToLower(c.Text), floors.MinFTSTerms)
@@ -312,18 +344,37 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors Floors)
 			grades[key] = g
 			lexical = append(lexical, legScore{key: key, raw: raw})
 		}
-		for _, f := range fuse([][]legScore{lexical}, []float64{e.opts.Weights.FTS}) {
+		for key, h := range ev.entity {
+			c, ok := ev.candidates[key]
+			if !ok || !inWindow(c) {
+				continue
+			}
+			if h.score < floors.MinJaccard {
+				report.DroppedEntity++
+				continue
+			}
+			entities = append(entities, legScore{key: key, raw: h.score})
+		}
+		for _, f := range fuse([][]legScore{lexical, entities}, []float64{e.opts.Weights.FTS, e.opts.Weights.Entity}) {
 			c, g := ev.candidates[f.key], grades[f.key]
-			all = append(all, e.hit(c, f.score, LegScores{FTS: ev.lexical[f.key]}, g.matched, g.bar))
+			legs := LegScores{}
+			if _, ok := grades[f.key]; ok {
+				legs.FTS = ev.lexical[f.key]
+			}
+			var anchors []string
+			if h, ok := ev.entity[f.key]; ok && h.score >= floors.MinJaccard {
+				legs.Entity, anchors = h.score, h.shared
+			}
+			all = append(all, e.hit(c, f.score, legs, g.matched, anchors, g.bar))
 		}
 	}
 	sortHits(all)
 	return all, report
 }
 
-func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched []string, bar int) Hit {
+func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched, anchors []string, bar int) Hit {
 	h := Hit{
-		ID: c.ID, Text: c.Text, Score: score, Legs: legs, Matched: matched,
+		ID: c.ID, Text: c.Text, Score: score, Legs: legs, Matched: matched, Anchors: anchors,
 		Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory,
 	}
 	if c.Kind == store.KindChunk {

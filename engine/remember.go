@@ -73,7 +73,7 @@ func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResu
 	if err != nil {
 		return RememberResult{}, err
 	}
-	id, dup, err := e.st.AddFact(ctx, space, text, contentHash(text))
+	id, dup, err := e.st.AddFact(ctx, space, text, contentHash(text), e.extractEntities(text))
 	if err != nil {
 		return RememberResult{}, err
 	}
@@ -108,7 +108,7 @@ func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string
 				out[i].Err = err.Error()
 				continue
 			}
-			batch = append(batch, store.NewFact{Content: text, Hash: contentHash(text)})
+			batch = append(batch, store.NewFact{Content: text, Hash: contentHash(text), Entities: e.extractEntities(text)})
 			at = append(at, i)
 		}
 		ids, dups, err := e.st.AddFacts(ctx, space, batch)
@@ -139,7 +139,7 @@ func (e *Engine) editFact(ctx context.Context, req RememberRequest) (RememberRes
 	if err != nil {
 		return RememberResult{}, err
 	}
-	changed, err := e.st.EditFact(ctx, req.ID, text, contentHash(text))
+	changed, err := e.st.EditFact(ctx, req.ID, text, contentHash(text), e.extractEntities(text))
 	if err != nil {
 		return RememberResult{}, mapDuplicate(err)
 	}

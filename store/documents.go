@@ -32,6 +32,8 @@ type Chunk struct {
 	ByteEnd   int
 	LineStart int
 	LineEnd   int
+	// Entities are written with the chunk on import (nil: pending); not read back.
+	Entities *Entities
 }
 
 // DocumentInput is a parsed file ready to be stored.
@@ -78,6 +80,10 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 			outcome = ImportUnchanged
 			return nil
 		default:
+			if _, err := tx.ExecContext(ctx,
+				`DELETE FROM entities WHERE owner_kind = 'chunk' AND owner_id IN (SELECT id FROM chunks WHERE doc_id = ?)`, id); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_id = ?`, id); err != nil {
 				return err
 			}
@@ -104,9 +110,17 @@ func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) 
 	}
 	defer stmt.Close()
 	for _, c := range chunks {
-		if _, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
-			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd); err != nil {
+		res, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
+			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd)
+		if err != nil {
 			return fmt.Errorf("chunk %d: %w", c.Ordinal, err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if err := putEntities(ctx, tx, KindChunk, id, c.Entities); err != nil {
+			return fmt.Errorf("chunk %d entities: %w", c.Ordinal, err)
 		}
 	}
 	return nil
@@ -166,6 +180,10 @@ func (s *Store) ListDocuments(ctx context.Context, space string) ([]Document, er
 // DeleteDocument removes a document and its chunks (the file on disk is untouched).
 func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`DELETE FROM entities WHERE owner_kind = 'chunk' AND owner_id IN (SELECT id FROM chunks WHERE doc_id = ?)`, id); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
 		if err != nil {
 			return err

@@ -51,7 +51,8 @@ func scanFact(r rowScanner) (Fact, error) {
 
 // AddFact stores content in space unless an active fact there has the same hash, in which
 // case it returns that fact's id and duplicate = true and writes nothing.
-func (s *Store) AddFact(ctx context.Context, space, content, hash string) (id int64, duplicate bool, err error) {
+// ents, when not nil, are stored with the fact in the same transaction.
+func (s *Store) AddFact(ctx context.Context, space, content, hash string, ents *Entities) (id int64, duplicate bool, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		existing, err := activeByHash(ctx, tx, space, hash)
 		if err != nil {
@@ -68,8 +69,10 @@ func (s *Store) AddFact(ctx context.Context, space, content, hash string) (id in
 		if err != nil {
 			return err
 		}
-		id, err = res.LastInsertId()
-		return err
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return putEntities(ctx, tx, KindFact, id, ents)
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("add fact: %w", err)
@@ -79,8 +82,9 @@ func (s *Store) AddFact(ctx context.Context, space, content, hash string) (id in
 
 // NewFact is one fact of a batch write.
 type NewFact struct {
-	Content string
-	Hash    string
+	Content  string
+	Hash     string
+	Entities *Entities // nil: pending
 }
 
 // AddFacts writes a batch in one transaction: the same rules as AddFact for each fact (a
@@ -112,6 +116,9 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 			if ids[i], err = res.LastInsertId(); err != nil {
 				return err
 			}
+			if err := putEntities(ctx, tx, KindFact, ids[i], f.Entities); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -133,7 +140,8 @@ func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, e
 
 // EditFact replaces a fact's content. It reports changed = false when the content is the same.
 // Editing into the content of another active fact of the space is a *DuplicateError.
-func (s *Store) EditFact(ctx context.Context, id int64, content, hash string) (changed bool, err error) {
+// The fact's entities are replaced by ents (nil: pending) in the same transaction.
+func (s *Store) EditFact(ctx context.Context, id int64, content, hash string, ents *Entities) (changed bool, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		f, err := scanFact(tx.QueryRowContext(ctx, `SELECT `+factColumns+` FROM facts WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -154,11 +162,12 @@ func (s *Store) EditFact(ctx context.Context, id int64, content, hash string) (c
 				return &DuplicateError{ExistingID: other}
 			}
 		}
-		_, err = tx.ExecContext(ctx,
-			`UPDATE facts SET content = ?, hash = ?, updated_at = ?, entity_rules = 0 WHERE id = ?`,
-			content, hash, nowMillis(), id)
-		changed = err == nil
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?, hash = ?, updated_at = ? WHERE id = ?`,
+			content, hash, nowMillis(), id); err != nil {
+			return err
+		}
+		changed = true
+		return putEntities(ctx, tx, KindFact, id, ents)
 	})
 	if err != nil {
 		return false, fmt.Errorf("edit fact %d: %w", id, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ncruces/go-sqlite3/driver"
 )
 
@@ -105,15 +106,15 @@ func TestFactLifecycle(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 
-	id, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1")
+	id, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1", nil)
 	if err != nil || dup {
 		t.Fatalf("AddFact = %d, %v, %v; want new fact", id, dup, err)
 	}
-	again, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1")
+	again, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1", nil)
 	if err != nil || !dup || again != id {
 		t.Fatalf("second AddFact = %d, %v, %v; want duplicate of %d", again, dup, err, id)
 	}
-	other, dup, err := s.AddFact(ctx, "work", "CI uses Python 3.12", "h1")
+	other, dup, err := s.AddFact(ctx, "work", "CI uses Python 3.12", "h1", nil)
 	if err != nil || dup || other == id {
 		t.Fatalf("AddFact in another space = %d, %v, %v; want a new fact", other, dup, err)
 	}
@@ -134,7 +135,7 @@ func TestFactLifecycle(t *testing.T) {
 		t.Errorf("before edit (-want +got):\n%s", diff)
 	}
 
-	changed, err := s.EditFact(ctx, id, "CI uses Python 3.13 and Rust", "h2")
+	changed, err := s.EditFact(ctx, id, "CI uses Python 3.13 and Rust", "h2", nil)
 	if err != nil || !changed {
 		t.Fatalf("EditFact = %v, %v", changed, err)
 	}
@@ -169,10 +170,10 @@ func TestFactLifecycle(t *testing.T) {
 func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	a, _, _ := s.AddFact(ctx, "default", "alpha", "ha")
-	b, _, _ := s.AddFact(ctx, "default", "beta", "hb")
+	a, _, _ := s.AddFact(ctx, "default", "alpha", "ha", nil)
+	b, _, _ := s.AddFact(ctx, "default", "beta", "hb", nil)
 
-	_, err := s.EditFact(ctx, b, "alpha", "ha")
+	_, err := s.EditFact(ctx, b, "alpha", "ha", nil)
 	var dup *DuplicateError
 	if !errors.As(err, &dup) || dup.ExistingID != a {
 		t.Fatalf("edit into a duplicate: err = %v, want DuplicateError{%d}", err, a)
@@ -182,7 +183,7 @@ func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
 	if _, err := s.SetFactStatus(ctx, a, StatusDeleted); err != nil {
 		t.Fatal(err)
 	}
-	c, dupNew, err := s.AddFact(ctx, "default", "alpha", "ha")
+	c, dupNew, err := s.AddFact(ctx, "default", "alpha", "ha", nil)
 	if err != nil || dupNew {
 		t.Fatalf("re-add after forget = %d, %v, %v; want a new fact", c, dupNew, err)
 	}
@@ -194,7 +195,7 @@ func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
 func TestMissingIDs(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	if _, err := s.EditFact(ctx, 42, "x", "h"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.EditFact(ctx, 42, "x", "h", nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("EditFact(42) err = %v, want ErrNotFound", err)
 	}
 	if _, err := s.SetFactStatus(ctx, 42, StatusDeleted); !errors.Is(err, ErrNotFound) {
@@ -212,7 +213,7 @@ func TestListFacts(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	for i, text := range []string{"one 100%", "two_x", "three"} {
-		if _, _, err := s.AddFact(ctx, "default", text, string(rune('a'+i))); err != nil {
+		if _, _, err := s.AddFact(ctx, "default", text, string(rune('a'+i)), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -300,7 +301,7 @@ func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
 func TestIntegrityDetectsIndexDrift(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	if _, _, err := s.AddFact(ctx, "default", "indexed fact", "h"); err != nil {
+	if _, _, err := s.AddFact(ctx, "default", "indexed fact", "h", nil); err != nil {
 		t.Fatal(err)
 	}
 	// Simulate a writer that bypassed the triggers.
@@ -320,7 +321,7 @@ func TestSearchTreatsUserTextAsData(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	hostile := `'); DROP TABLE facts; --`
-	if _, _, err := s.AddFact(ctx, "default", hostile, "h"); err != nil {
+	if _, _, err := s.AddFact(ctx, "default", hostile, "h", nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.SubstringFacts(ctx, []string{hostile, "%", "_"}, SearchScope{Space: hostile})
@@ -359,7 +360,7 @@ func TestConcurrentWriters(t *testing.T) {
 		go func() {
 			for i := range 100 {
 				text := string(rune('a'+w)) + " fact " + string(rune('0'+i%10)) + string(rune('0'+i/10))
-				if _, _, err := s.AddFact(ctx, "default", text, text); err != nil {
+				if _, _, err := s.AddFact(ctx, "default", text, text, nil); err != nil {
 					errs <- err
 					return
 				}
@@ -400,7 +401,7 @@ func TestWordIndexFollowsAnalysisVersion(t *testing.T) {
 		return len(got)
 	}
 	s := open(func(string) string { return "alpha" }, 1)
-	if _, _, err := s.AddFact(ctx, "default", "some text", "h"); err != nil {
+	if _, _, err := s.AddFact(ctx, "default", "some text", "h", nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := hits(s, `"alpha"`); n != 1 {
@@ -421,5 +422,82 @@ func TestWordIndexFollowsAnalysisVersion(t *testing.T) {
 	}
 	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
 		t.Errorf("Integrity = %v, %v", problems, err)
+	}
+}
+
+func TestEntities(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ents := func(names ...string) *Entities { return &Entities{Version: 3, Names: names} }
+	wang, _, err := s.AddFact(ctx, "default", "老王喜欢简约风格", "h1", ents("老王", "风格"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	li, _, _ := s.AddFact(ctx, "default", "老李也喜欢简约风格", "h2", ents("老李", "风格"))
+	pending, _, _ := s.AddFact(ctx, "default", "not extracted yet", "h3", nil)
+	s.AddFact(ctx, "other", "老王在别的空间", "h4", ents("老王"))
+
+	st, err := s.EntityDF(ctx, KindFact, "default", []string{"老王", "风格", "nobody"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(EntityStats{DF: map[string]int{"老王": 1, "风格": 2}, Total: 3}, st); diff != "" {
+		t.Errorf("EntityDF (-want +got):\n%s", diff)
+	}
+	owners, err := s.EntityOwners(ctx, KindFact, "default", []string{"老王"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[int64][]string{wang: {"老王", "风格"}}, owners, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("EntityOwners (-want +got):\n%s", diff)
+	}
+
+	// A forgotten fact neither counts nor anchors.
+	if _, err := s.SetFactStatus(ctx, li, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.EntityDF(ctx, KindFact, "default", []string{"风格"}); st.DF["风格"] != 1 || st.Total != 2 {
+		t.Errorf("after forget: %+v; want 风格 in 1 of 2 active facts", st)
+	}
+
+	stale, total, err := s.StaleEntities(ctx, KindFact, 3, 10)
+	if err != nil || total != 1 || len(stale) != 1 || stale[0].ID != pending {
+		t.Fatalf("StaleEntities(v3) = %+v, %d, %v; want only the pending fact", stale, total, err)
+	}
+	if _, total, _ := s.StaleEntities(ctx, KindFact, 4, 10); total != 3 {
+		t.Errorf("StaleEntities(v4) total = %d, want every active fact (3)", total)
+	}
+	if err := s.SetEntities(ctx, KindFact, pending, "stale text", Entities{Version: 3, Names: []string{"x"}}); !errors.Is(err, ErrChanged) {
+		t.Errorf("SetEntities on changed text: err = %v, want ErrChanged", err)
+	}
+	if err := s.SetEntities(ctx, KindFact, pending, "not extracted yet", Entities{Version: 3, Names: []string{"extracted"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, total, _ := s.StaleEntities(ctx, KindFact, 3, 10); total != 0 {
+		t.Errorf("after SetEntities: %d stale, want 0", total)
+	}
+	// An edit without entities makes the fact pending again and drops its old rows.
+	if _, err := s.EditFact(ctx, wang, "老王改喜欢复古风格", "h5", nil); err != nil {
+		t.Fatal(err)
+	}
+	if owners, _ := s.EntityOwners(ctx, KindFact, "default", []string{"老王"}, 10); len(owners) != 0 {
+		t.Errorf("entities of the old text survive the edit: %v", owners)
+	}
+
+	// Chunk entities go with their document.
+	id, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/a.md", Title: "A", Format: "markdown", Hash: "d1",
+		Chunks: []Chunk{{Ordinal: 0, Text: "杭州机房", Entities: ents("杭州", "机房")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owners, _ := s.EntityOwners(ctx, KindChunk, "", []string{"杭州"}, 10); len(owners) != 1 {
+		t.Errorf("chunk entity owners = %v, want 1", owners)
+	}
+	if err := s.DeleteDocument(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM entities WHERE owner_kind = 'chunk'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("chunk entity rows after removing the document: %d (%v), want 0", n, err)
 	}
 }

@@ -61,6 +61,7 @@ Evaluation:
 Maintenance:
   stats                           what the database holds
   admin integrity                 check the database and its indexes
+  admin entities-sweep [--all]    extract entities that are pending or from older rules
   config                          print the effective settings and where each came from
 
 Global flags:

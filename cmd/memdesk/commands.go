@@ -351,11 +351,25 @@ func (c *cli) stats(ctx context.Context, args []string) error {
 }
 
 func (c *cli) admin(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("admin: give an action, e.g. memdesk admin integrity")
+	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
+	all := fs.Bool("all", false, "repeat bounded passes until nothing is left")
+	budget := fs.Int("budget", 0, "rows per pass (0: the action's default)")
+	pos, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("admin: give one action, e.g. memdesk admin integrity")
 	}
 	return c.withEngine(ctx, func(e *engine.Engine) error {
-		res, err := e.Admin(ctx, engine.AdminRequest{Action: args[0]})
+		progress, done := c.countProgress(pos[0])
+		res, err := e.Admin(ctx, engine.AdminRequest{Action: pos[0], All: *all, Budget: *budget,
+			Progress: func(n, total int) {
+				if progress != nil {
+					progress(n, total)
+				}
+			}})
+		done()
 		if err != nil {
 			return err
 		}
@@ -371,7 +385,7 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 		}); err != nil {
 			return err
 		}
-		if !res.OK {
+		if !res.OK && pos[0] == "integrity" {
 			return fmt.Errorf("%s found problems; back up the database file before repairing it", res.Action)
 		}
 		return nil

@@ -281,6 +281,11 @@ func (c *cli) withScratchEngine(ctx context.Context, fn func(e *engine.Engine, d
 			err = cerr
 		}
 	}()
+	// An eval measures every leg the app has, so it waits for the entity extractor that
+	// the app loads in the background; entities are then extracted as the corpus loads.
+	if err := e.LoadEntities(ctx); err != nil {
+		return err
+	}
 	return fn(e, dir)
 }
 

@@ -89,22 +89,47 @@ func Load(ctx context.Context, e *engine.Engine, docs []eval.Doc, opts LoadOptio
 func (r *Retriever) loadMemories(ctx context.Context, docs []eval.Doc, progress eval.Progress) (eval.LoadStats, error) {
 	r.factDocs = make(map[int64][]string, len(docs))
 	stats := eval.LoadStats{Docs: len(docs)}
-	for i, d := range docs {
+	// Group by space, keeping corpus order inside each, and write each group in batches.
+	bySpace := map[string][]eval.Doc{}
+	var spaces []string
+	for _, d := range docs {
 		if strings.TrimSpace(d.Text) == "" {
 			stats.Skipped++
-		} else {
-			res, err := r.e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: d.Text,
-				Space: SpaceName(r.scope.SpaceOf(d.ID))})
-			if err != nil {
-				return stats, fmt.Errorf("remember document %q: %w", d.ID, err)
-			}
-			r.factDocs[res.FactID] = append(r.factDocs[res.FactID], d.ID)
+			continue
 		}
-		if progress != nil {
-			if err := progress(i+1, len(docs)); err != nil {
-				return stats, err
-			}
+		space := SpaceName(r.scope.SpaceOf(d.ID))
+		if _, ok := bySpace[space]; !ok {
+			spaces = append(spaces, space)
 		}
+		bySpace[space] = append(bySpace[space], d)
+	}
+	done := stats.Skipped
+	for _, space := range spaces {
+		group := bySpace[space]
+		texts := make([]string, len(group))
+		for i, d := range group {
+			texts[i] = d.Text
+		}
+		before := done
+		var perr error
+		results, err := r.e.RememberBatch(ctx, space, texts, func(n int) {
+			if progress != nil && perr == nil {
+				perr = progress(before+n, len(docs))
+			}
+		})
+		if err != nil {
+			return stats, fmt.Errorf("remember documents of space %q: %w", space, err)
+		}
+		if perr != nil {
+			return stats, perr
+		}
+		for i, res := range results {
+			if res.Err != "" {
+				return stats, fmt.Errorf("remember document %q: %s", group[i].ID, res.Err)
+			}
+			r.factDocs[res.FactID] = append(r.factDocs[res.FactID], group[i].ID)
+		}
+		done += len(group)
 	}
 	stats.Units = len(r.factDocs)
 	return stats, nil

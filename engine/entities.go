@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/store"
+)
+
+// Entity-leg constants (see doc/retrieval.md for why).
+const (
+	// anchorRate and anchorMin bound how common an entity may be and still anchor a query:
+	// df <= max(anchorMin, ceil(anchorRate*N)). Rarer means more discriminating; a small
+	// corpus is forgiven.
+	anchorRate = 0.2
+	anchorMin  = 4
+	// entityUnionCap saturates how much a fact's other entities can dilute its score, so a
+	// wide fact that names a rare query entity stays reachable.
+	entityUnionCap = 3
+	// entityCandidateLimit bounds the owners one anchor lookup returns per source.
+	entityCandidateLimit = 500
+	// DefaultSweepBudget is how many rows one entity sweep pass re-extracts.
+	DefaultSweepBudget = 2000
+)
+
+// LoadEntities loads the entity extractor (a Chinese dictionary and a language detector:
+// seconds and ~100+ MB). Until it is loaded, writes are stamped pending and recall runs
+// without the entity leg. Safe to call more than once and from any goroutine.
+func (e *Engine) LoadEntities(ctx context.Context) error {
+	if e.ents.Load() != nil {
+		return nil
+	}
+	x, err := entity.New(ctx)
+	if err != nil {
+		return fmt.Errorf("load entity extractor: %w", err)
+	}
+	e.ents.CompareAndSwap(nil, x)
+	return nil
+}
+
+// EntitiesReady reports whether the entity leg is available.
+func (e *Engine) EntitiesReady() bool { return e.ents.Load() != nil }
+
+// extractEntities returns text's entities stamped with the rules version, or nil (pending)
+// while the extractor is not loaded.
+func (e *Engine) extractEntities(text string) *store.Entities {
+	x := e.ents.Load()
+	if x == nil {
+		return nil
+	}
+	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
+}
+
+// anchoredJaccard scores a candidate's entity set F against the query: the anchors it
+// shares over the query's full entity count W plus, saturated at entityUnionCap, the
+// candidate's entities that are not anchors. For a narrow fact it equals plain Jaccard; for
+// a wide one the cap keeps a rare shared entity worth something. 0 without overlap; always
+// in [0, 1].
+func anchoredJaccard(anchors map[string]bool, w int, f []string) (float64, []string) {
+	if len(anchors) == 0 || w == 0 {
+		return 0, nil
+	}
+	var shared []string
+	for _, name := range f {
+		if anchors[name] {
+			shared = append(shared, name)
+		}
+	}
+	if len(shared) == 0 {
+		return 0, nil
+	}
+	rest := min(len(f)-len(shared), entityUnionCap)
+	return float64(len(shared)) / float64(w+rest), shared
+}
+
+// anchorCeiling is the largest document frequency an anchor may have among n owners.
+func anchorCeiling(n int) int {
+	return max(anchorMin, int(math.Ceil(anchorRate*float64(n))))
+}
+
+// entityHit is one candidate of the entity leg.
+type entityHit struct {
+	score  float64
+	shared []string
+}
+
+// entityLeg finds candidates through the query's anchors: an index lookup, never a scan.
+func (e *Engine) entityLeg(ctx context.Context, kind, space string, queryEntities []string) (map[candidateKey]entityHit, error) {
+	if len(queryEntities) == 0 {
+		return nil, nil
+	}
+	stats, err := e.st.EntityDF(ctx, kind, space, queryEntities)
+	if err != nil {
+		return nil, err
+	}
+	ceiling := anchorCeiling(stats.Total)
+	anchors := map[string]bool{}
+	var anchorList []string
+	for _, name := range queryEntities {
+		if df := stats.DF[name]; df >= 1 && df <= ceiling {
+			anchors[name] = true
+			anchorList = append(anchorList, name)
+		}
+	}
+	owners, err := e.st.EntityOwners(ctx, kind, space, anchorList, entityCandidateLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[candidateKey]entityHit, len(owners))
+	for id, names := range owners {
+		if score, shared := anchoredJaccard(anchors, len(queryEntities), names); score > 0 {
+			out[candidateKey{kind: kind, id: id}] = entityHit{score: score, shared: shared}
+		}
+	}
+	return out, nil
+}
+
+// SweepReport says what one entity sweep pass did.
+type SweepReport struct {
+	Rebuilt  int `json:"rebuilt"`
+	Deferred int `json:"deferred"` // still stale after this pass
+	Skipped  int `json:"skipped"`  // 1 when another pass was already running
+}
+
+// SweepEntities re-extracts up to budget facts and chunks whose entities are pending or
+// were made by another rules version, each in its own short transaction so writers never
+// wait long. A row that fails is logged and left for the next pass. An overlapping call
+// returns at once with Skipped = 1.
+func (e *Engine) SweepEntities(ctx context.Context, budget int) (SweepReport, error) {
+	x := e.ents.Load()
+	if x == nil {
+		return SweepReport{}, errors.New("entity sweep: the entity extractor is not loaded yet")
+	}
+	if !e.sweeping.CompareAndSwap(false, true) {
+		return SweepReport{Skipped: 1}, nil
+	}
+	defer e.sweeping.Store(false)
+	if budget <= 0 {
+		budget = DefaultSweepBudget
+	}
+	var rep SweepReport
+	for _, kind := range []string{store.KindFact, store.KindChunk} {
+		owners, total, err := e.st.StaleEntities(ctx, kind, entity.RulesVersion, budget-rep.Rebuilt)
+		if err != nil {
+			return rep, err
+		}
+		rep.Deferred += total
+		for _, o := range owners {
+			if err := ctx.Err(); err != nil {
+				return rep, err
+			}
+			err := e.st.SetEntities(ctx, kind, o.ID, o.Text, store.Entities{Version: entity.RulesVersion, Names: x.Extract(o.Text)})
+			if err != nil {
+				if !errors.Is(err, store.ErrChanged) {
+					e.log.Warn("entity sweep: row left for the next pass", "kind", kind, "id", o.ID, "err", err)
+				}
+				continue
+			}
+			rep.Rebuilt++
+			rep.Deferred--
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/memdesk/memdesk/engine/entity"
+)
+
+// sharedExtractor loads the extractor once per test binary: it takes seconds.
+var sharedExtractor = sync.OnceValues(func() (*entity.Extractor, error) {
+	return entity.New(context.Background())
+})
+
+func openEntityEngine(t *testing.T) *Engine {
+	t.Helper()
+	x, err := sharedExtractor()
+	if err != nil {
+		t.Fatalf("load extractor: %v", err)
+	}
+	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), Options{Entities: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func TestAnchoredJaccard(t *testing.T) {
+	plain := func(q, f []string) float64 {
+		union := set(append(append([]string{}, q...), f...)...)
+		inter := 0
+		for _, n := range f {
+			if set(q...)[n] {
+				inter++
+			}
+		}
+		return float64(inter) / float64(len(union))
+	}
+	wide := []string{"rare"}
+	for i := range 19 {
+		wide = append(wide, string(rune('a'+i)))
+	}
+	tests := []struct {
+		name    string
+		anchors map[string]bool
+		w       int
+		fact    []string
+		want    float64
+	}{
+		{"narrow fact equals plain Jaccard", set("老王", "风格"), 2, []string{"老王", "简约"}, plain([]string{"老王", "风格"}, []string{"老王", "简约"})},
+		{"narrow fact, full overlap", set("python", "ci"), 2, []string{"python", "ci"}, 1},
+		{"wide fact with a rare query entity stays reachable", set("rare"), 1, wide, 1.0 / (1 + entityUnionCap)},
+		{"generic query entity counts in W but anchors nothing", set("rare"), 2, []string{"rare", "common"}, 1.0 / 3},
+		{"no anchors", set(), 2, []string{"a"}, 0},
+		{"no overlap", set("x"), 1, []string{"a", "b"}, 0},
+		{"no query entities", set("x"), 0, []string{"x"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := anchoredJaccard(tc.anchors, tc.w, tc.fact)
+			if got != tc.want || math.IsNaN(got) || got < 0 || got > 1 {
+				t.Errorf("anchoredJaccard = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if got, want := plain([]string{"老王", "风格"}, []string{"老王", "简约"}), 1.0/3; got != want {
+		t.Fatalf("plain Jaccard helper = %v, want %v", got, want)
+	}
+}
+
+func TestAnchorCeiling(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 4}, {5, 4}, {20, 4}, {21, 5}, {100, 20}, {100_000, 20_000}} {
+		if got := anchorCeiling(tc.n); got != tc.want {
+			t.Errorf("anchorCeiling(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestEntityLegRescuesRephrasedQuestion(t *testing.T) {
+	e := openEntityEngine(t)
+	zhang := remember(t, e, "", "张伟负责支付系统的上线")
+	remember(t, e, "", "李娜在杭州负责市场推广")
+	remember(t, e, "", "王芳喜欢喝美式咖啡")
+	remember(t, e, "", "CI uses Python 3.12")
+
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "张伟负责什么系统"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].ID != zhang {
+		t.Fatalf("hits = %+v; want fact %d first", res.Hits, zhang)
+	}
+	h := res.Hits[0]
+	if h.Legs.Entity < DefaultFloors().MinJaccard || len(h.Anchors) == 0 {
+		t.Errorf("hit legs %+v anchors %v; want the entity leg over its floor with anchors", h.Legs, h.Anchors)
+	}
+	if res.Floors.MinJaccard != DefaultFloors().MinJaccard {
+		t.Errorf("floor report %+v; want the Jaccard floor", res.Floors)
+	}
+}
+
+func TestEntitySweepCompletesPendingRows(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t) // no extractor: writes are pending
+	id := remember(t, e, "", "张伟负责支付系统的上线")
+	if _, err := e.SweepEntities(ctx, 0); err == nil {
+		t.Fatal("SweepEntities without an extractor succeeded")
+	}
+	x, err := sharedExtractor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ents.Store(x)
+	rep, err := e.SweepEntities(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(SweepReport{Rebuilt: 1}, rep); diff != "" {
+		t.Errorf("first pass (-want +got):\n%s", diff)
+	}
+	rep, err = e.SweepEntities(ctx, 0)
+	if err != nil || rep != (SweepReport{}) {
+		t.Errorf("second pass = %+v, %v; want nothing left", rep, err)
+	}
+	res, err := e.Recall(ctx, RecallRequest{Query: "张伟负责什么系统"})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].ID != id || res.Hits[0].Legs.Entity == 0 {
+		t.Errorf("after the sweep: %+v, %v; want fact %d through the entity leg", res.Hits, err, id)
+	}
+
+	e.sweeping.Store(true) // another pass holds the guard
+	rep, err = e.SweepEntities(ctx, 0)
+	e.sweeping.Store(false)
+	if err != nil || rep.Skipped != 1 {
+		t.Errorf("overlapping pass = %+v, %v; want skipped", rep, err)
+	}
+}
+
+func TestAdminEntitiesSweepBudget(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	texts := []string{"Alice maintains the billing service", "Bob reviews the Kafka cluster", "Carol owns Grafana dashboards"}
+	if _, err := e.RememberBatch(ctx, "", texts, nil); err != nil {
+		t.Fatal(err)
+	}
+	x, err := sharedExtractor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ents.Store(x)
+	res, err := e.Admin(ctx, AdminRequest{Action: "entities-sweep", Budget: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"rebuilt": 2, "deferred": 1, "skipped": 0}, res.Counts); diff != "" || res.OK {
+		t.Errorf("one pass of 2 (-want +got):\n%s (ok %v)", diff, res.OK)
+	}
+	var progress [][2]int
+	res, err = e.Admin(ctx, AdminRequest{Action: "entities-sweep", Budget: 2, All: true,
+		Progress: func(done, total int) { progress = append(progress, [2]int{done, total}) }})
+	if err != nil || !res.OK || res.Counts["rebuilt"] != 1 || res.Counts["deferred"] != 0 {
+		t.Errorf("--all = %+v, %v; want the last row rebuilt and nothing left", res, err)
+	}
+	if diff := cmp.Diff([][2]int{{1, 1}}, progress, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+}
