@@ -33,7 +33,11 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 const usageText = `memdesk keeps your memories and documents on this machine and finds them again.
 
 Usage:
+  memdesk                         open the desktop app (when a display exists)
   memdesk [--db PATH] [--config FILE] [--json] [-v] <command> [arguments]
+
+App:
+  gui                             open the desktop app
 
 Memories:
   remember [--space S] TEXT       store a fact (an identical one is reported as duplicate)
@@ -142,7 +146,11 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
+		if hasDisplay(c.lookup) {
+			return c.gui(ctx, nil)
+		}
 		fmt.Fprint(c.out, usageText)
+		fmt.Fprintln(c.out, "\nNo display found, so the desktop app cannot open: use the commands above.")
 		return nil
 	}
 	cmd, cargs := rest[0], rest[1:]
@@ -170,6 +178,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.admin(ctx, cargs)
 	case "config":
 		return c.printConfig(cargs)
+	case "gui":
+		return c.gui(ctx, cargs)
 	case "eval":
 		return c.eval(ctx, cargs)
 	default:

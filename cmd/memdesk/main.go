@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/memdesk/memdesk/cmd/memdesk/internal/quietlocale" // before Fyne's init: see its doc
 )
 
 func main() {

@@ -1,0 +1,251 @@
+// Package ui is memdesk's desktop app: Fyne screens for recall, memories, knowledge and
+// settings over the engine. It only renders: every question goes to a Backend (the engine)
+// as the same request structs the CLI sends, on a goroutine owned by the window, and answers
+// come back to widgets through the UI goroutine. Nothing here holds SQL or ranking logic.
+package ui
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+
+	"github.com/memdesk/memdesk/assets"
+	"github.com/memdesk/memdesk/engine"
+)
+
+// Backend is what the screens ask of the engine; *engine.Engine satisfies it.
+type Backend interface {
+	Recall(ctx context.Context, req engine.RecallRequest) (engine.RecallResult, error)
+	Remember(ctx context.Context, req engine.RememberRequest) (engine.RememberResult, error)
+	List(ctx context.Context, req engine.ListRequest) (engine.ListResult, error)
+	KBAdd(ctx context.Context, req engine.KBAddRequest) (engine.KBAddResult, error)
+	KBList(ctx context.Context, space string) (engine.KBListResult, error)
+	KBChunks(ctx context.Context, docID int64) ([]engine.ChunkView, error)
+	KBRemove(ctx context.Context, docID int64) error
+	KBReimport(ctx context.Context, docID int64) (engine.ImportedFile, error)
+	Stats(ctx context.Context) (engine.Stats, error)
+	Admin(ctx context.Context, req engine.AdminRequest) (engine.AdminResult, error)
+	AdminActions() [][2]string
+}
+
+// SemanticSource reports the semantic leg's state as a short phrase for a status line
+// ("offline", "pulling 42%", "ready"). It must not block.
+type SemanticSource interface {
+	SemanticState() string
+}
+
+// SemanticFunc adapts a function to SemanticSource, e.g.
+// ui.SemanticFunc(func() string { return boot.State().String() }).
+type SemanticFunc func() string
+
+// SemanticState calls f.
+func (f SemanticFunc) SemanticState() string { return f() }
+
+// Options configure the app. Backend is required; the rest have working zero values.
+type Options struct {
+	Backend Backend
+	// Semantic is polled every SemanticPoll for the status bar; nil shows "semantic: off".
+	Semantic     SemanticSource
+	SemanticPoll time.Duration
+	Logger       *slog.Logger
+}
+
+// Screens in tab order; the index is what preferences store and Ctrl+1..4 select.
+const (
+	screenRecall = iota
+	screenMemories
+	screenKnowledge
+	screenSettings
+)
+
+// Preference keys.
+const (
+	prefWidth  = "window.width"
+	prefHeight = "window.height"
+	prefScreen = "window.screen"
+)
+
+// debounceDelay is how long typing must pause before a search or filter runs.
+const debounceDelay = 250 * time.Millisecond
+
+// App is memdesk's main window and its screens.
+type App struct {
+	fa    fyne.App
+	win   fyne.Window
+	tasks *tasks
+	b     Backend
+	log   *slog.Logger
+
+	status    *statusBar
+	recall    *recallScreen
+	memories  *memoriesScreen
+	knowledge *knowledgeScreen
+	settings  *settingsScreen
+	tabs      *container.AppTabs
+}
+
+// New builds the window and its screens. It starts no work: Start does.
+func New(a fyne.App, opts Options) *App { return newApp(a, opts, fyne.Do) }
+
+// Run shows the app and blocks until its window is closed or ctx is cancelled, then waits
+// for the window's background work to stop. The caller closes the backend afterwards.
+func Run(ctx context.Context, a fyne.App, opts Options) error {
+	u := New(a, opts)
+	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
+	defer stop()
+	u.Start()
+	u.win.ShowAndRun()
+	u.Close()
+	return nil
+}
+
+// newApp takes the function that runs widget updates on the UI goroutine: fyne.Do in the
+// app, a queue the test goroutine drains in tests.
+func newApp(a fyne.App, opts Options, post func(func())) *App {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.SemanticPoll <= 0 {
+		opts.SemanticPoll = time.Second
+	}
+	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post)}
+	icon := fyne.NewStaticResource("memdesk.png", assets.IconPNG())
+	a.SetIcon(icon)
+	u.win = a.NewWindow("memdesk")
+	u.win.SetIcon(icon)
+
+	b := opts.Backend
+	u.status = newStatusBar(u.tasks, opts.Semantic, opts.SemanticPoll)
+	u.settings = newSettingsScreen(u.tasks, b, u.win)
+	u.status.onSemantic = u.settings.showSemantic
+	u.status.onStats = u.settings.showStats
+	u.recall = newRecallScreen(u.tasks, b)
+	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.dataChanged)
+	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dataChanged)
+	u.settings.onRepaired = u.refreshStats
+	u.recall.open = u.openHit
+
+	u.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
+		container.NewTabItemWithIcon("Memories", theme.ListIcon(), u.memories.content),
+		container.NewTabItemWithIcon("Knowledge", theme.DocumentIcon(), u.knowledge.content),
+		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
+	)
+	prefs := a.Preferences()
+	u.tabs.SelectIndex(prefs.IntWithFallback(prefScreen, screenRecall))
+	u.tabs.OnSelected = func(*container.TabItem) {
+		prefs.SetInt(prefScreen, u.tabs.SelectedIndex())
+		u.focusScreen()
+	}
+
+	u.win.SetContent(container.NewBorder(nil, u.status.content, nil, nil, u.tabs))
+	u.win.SetMainMenu(u.mainMenu())
+	u.win.Resize(fyne.NewSize(
+		float32(prefs.FloatWithFallback(prefWidth, 980)),
+		float32(prefs.FloatWithFallback(prefHeight, 700))))
+	u.win.SetOnDropped(u.dropped)
+	u.win.SetOnClosed(func() {
+		size := u.win.Canvas().Size()
+		prefs.SetFloat(prefWidth, float64(size.Width))
+		prefs.SetFloat(prefHeight, float64(size.Height))
+		// Cancel at once so SQLite stops; Run waits for the goroutines after the loop ends.
+		u.tasks.cancel()
+	})
+	return u
+}
+
+// Start loads the first data and begins watching the semantic state.
+func (u *App) Start() {
+	u.status.start()
+	u.refreshStats()
+	u.memories.reload()
+	u.knowledge.reload()
+	u.focusScreen()
+}
+
+// openHit shows a recalled memory in its edit dialog, or a chunk among its document's.
+func (u *App) openHit(h engine.Hit) {
+	if h.Doc != nil {
+		u.knowledge.showChunks(engine.DocumentView{ID: h.Doc.ID, Path: h.Doc.Path, Title: h.Doc.Title})
+		return
+	}
+	u.memories.showEdit(engine.FactView{ID: h.ID, Text: h.Text, Space: h.Space, Status: factActive, CreatedAt: h.CreatedAt})
+}
+
+// dropped imports the files and folders dropped on the window.
+func (u *App) dropped(_ fyne.Position, uris []fyne.URI) {
+	paths := make([]string, 0, len(uris))
+	for _, uri := range uris {
+		if uri.Scheme() == "file" {
+			paths = append(paths, uri.Path())
+		}
+	}
+	u.showScreen(screenKnowledge)
+	u.knowledge.importPaths(paths)
+}
+
+// Close cancels the window's background work and waits for it to stop.
+func (u *App) Close() { u.tasks.stop() }
+
+// Window is the app's main window.
+func (u *App) Window() fyne.Window { return u.win }
+
+func (u *App) mainMenu() *fyne.MainMenu {
+	screen := func(label string, index int, key fyne.KeyName) *fyne.MenuItem {
+		item := fyne.NewMenuItem(label, func() { u.showScreen(index) })
+		item.Shortcut = &desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault}
+		return item
+	}
+	return fyne.NewMainMenu(
+		fyne.NewMenu("File",
+			fyne.NewMenuItem("Import files…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFile() }),
+			fyne.NewMenuItem("Import folder…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
+		),
+		fyne.NewMenu("View",
+			screen("Recall", screenRecall, fyne.Key1),
+			screen("Memories", screenMemories, fyne.Key2),
+			screen("Knowledge", screenKnowledge, fyne.Key3),
+			screen("Settings", screenSettings, fyne.Key4),
+		),
+	)
+}
+
+func (u *App) showScreen(index int) {
+	if u.tabs.SelectedIndex() != index {
+		u.tabs.SelectIndex(index) // OnSelected focuses the screen
+		return
+	}
+	u.focusScreen()
+}
+
+// focusScreen puts the keyboard where each screen's work starts.
+func (u *App) focusScreen() {
+	var target fyne.Focusable
+	switch u.tabs.SelectedIndex() {
+	case screenRecall:
+		target = u.recall.query
+	case screenMemories:
+		target = u.memories.addEntry
+	}
+	if target != nil {
+		u.win.Canvas().Focus(target)
+		return
+	}
+	// Keys must not go on typing into a box on the screen just left.
+	u.win.Canvas().Unfocus()
+}
+
+// refreshStats reloads the counts shown in the status bar and on the settings screen.
+func (u *App) refreshStats() { u.status.refreshStats(u.b) }
+
+// dataChanged follows an edit anywhere: the counts and any shown recall are stale.
+func (u *App) dataChanged() {
+	u.refreshStats()
+	u.recall.refresh()
+}

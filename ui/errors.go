@@ -1,0 +1,47 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+// sentence turns an engine error into one short sentence for a banner or dialog. This is
+// the GUI's one place that maps errors to its medium, as exit codes are for the CLI.
+func sentence(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		// The engine's cancel messages say what was kept; keep those, else be brief.
+		if msg := err.Error(); strings.Contains(msg, "cancelled after") {
+			return capitalize(strings.TrimSuffix(msg, ": "+context.Canceled.Error())) + "."
+		}
+		return "Cancelled."
+	case errors.Is(err, context.DeadlineExceeded):
+		return "That took too long and was stopped; try again."
+	case errors.Is(err, engine.ErrNotFound):
+		return "That item no longer exists; the list has been refreshed."
+	}
+	msg := err.Error()
+	// The sentinel's own words ("bad request: ", "invalid text: ") are for logs, not people.
+	for _, sentinel := range []error{engine.ErrBadRequest, engine.ErrInvalidText, engine.ErrDuplicate} {
+		if errors.Is(err, sentinel) {
+			msg = strings.TrimPrefix(msg, sentinel.Error()+": ")
+			return capitalize(strings.TrimSuffix(msg, ".")) + "."
+		}
+	}
+	return "Something went wrong: " + strings.TrimSuffix(msg, ".") + "."
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}

@@ -1,0 +1,341 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+// chunksShown bounds how many chunks the chunk viewer lays out at once.
+const chunksShown = 300
+
+// knowledgeScreen imports files and folders, shows the import's progress with a cancel
+// button, and lists the imported documents with their chunks.
+type knowledgeScreen struct {
+	t       *tasks
+	b       Backend
+	win     fyne.Window
+	changed func()
+
+	space        *widget.Entry
+	importFiles  *widget.Button
+	importFolder *widget.Button
+	progress     *widget.ProgressBar
+	progressText *widget.Label
+	cancelButton *widget.Button
+	progressRow  *fyne.Container
+	banner       *banner
+	list         *widget.List
+	empty        *widget.Label
+	content      fyne.CanvasObject
+
+	docs         []engine.DocumentView
+	gen          int
+	cancelImport context.CancelFunc // non-nil while an import runs
+}
+
+func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *knowledgeScreen {
+	k := &knowledgeScreen{t: t, b: b, win: win, changed: changed}
+	k.space = widget.NewEntry()
+	k.space.SetPlaceHolder("default")
+	k.importFiles = widget.NewButtonWithIcon("Import file…", theme.FileIcon(), k.chooseFile)
+	k.importFolder = widget.NewButtonWithIcon("Import folder…", theme.FolderOpenIcon(), k.chooseFolder)
+	k.importFolder.Importance = widget.HighImportance
+	k.progress = widget.NewProgressBar()
+	k.progressText = caption("")
+	k.cancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), k.cancel)
+	k.progressRow = container.NewVBox(container.NewBorder(nil, nil, nil, k.cancelButton, k.progress), k.progressText)
+	k.progressRow.Hide()
+	k.banner = newBanner()
+
+	k.list = widget.NewList(func() int { return len(k.docs) }, newDocRow, k.updateRow)
+	k.empty = widget.NewLabel("No documents yet. Import Markdown, text, HTML or PDF files,\nor drop files and folders on this window.")
+	k.empty.Alignment = fyne.TextAlignCenter
+	k.empty.Importance = widget.LowImportance
+	k.empty.Hide()
+
+	spaceBox := container.NewGridWrap(fyne.NewSize(150, k.space.MinSize().Height), k.space)
+	top := container.NewVBox(
+		container.NewHBox(k.importFolder, k.importFiles, widget.NewLabel("into space"), spaceBox,
+			hint("or drop files and folders on the window")),
+		k.progressRow, k.banner.content)
+	k.content = container.NewBorder(top, nil, nil, nil, container.NewStack(k.list, container.NewCenter(k.empty)))
+	return k
+}
+
+func (k *knowledgeScreen) chooseFile() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			return
+		}
+		if r == nil {
+			return // dismissed
+		}
+		path := r.URI().Path()
+		r.Close()
+		k.importPaths([]string{path})
+	}, k.win)
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+func (k *knowledgeScreen) chooseFolder() {
+	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+		if err != nil {
+			k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			return
+		}
+		if dir != nil {
+			k.importPaths([]string{dir.Path()})
+		}
+	}, k.win)
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+// importPaths imports files and folders with a progress bar; one import runs at a time.
+func (k *knowledgeScreen) importPaths(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	if k.cancelImport != nil {
+		k.banner.show(widget.WarningImportance, "An import is already running; wait for it or cancel it first.", "", nil)
+		return
+	}
+	k.banner.hide()
+	k.progress.SetValue(0)
+	k.progressText.SetText("Looking for documents in " + describePaths(paths) + "…")
+	k.cancelButton.Enable()
+	k.progressRow.Show()
+	k.importFiles.Disable()
+	k.importFolder.Disable()
+	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text)}
+	req.Progress = func(p engine.ImportProgress) {
+		k.t.do(func() { k.showProgress(p) })
+	}
+	k.cancelImport = k.t.start(func(ctx context.Context) {
+		res, err := k.b.KBAdd(ctx, req)
+		k.t.do(func() { k.imported(res, err) })
+	})
+}
+
+func (k *knowledgeScreen) showProgress(p engine.ImportProgress) {
+	if p.FilesTotal > 0 {
+		k.progress.SetValue(float64(p.FilesDone) / float64(p.FilesTotal))
+	}
+	k.progressText.SetText(fmt.Sprintf("%d of %d files · %s", p.FilesDone, p.FilesTotal, filepath.Base(p.Path)))
+}
+
+func (k *knowledgeScreen) cancel() {
+	if k.cancelImport != nil {
+		k.cancelImport()
+		k.cancelButton.Disable()
+		k.progressText.SetText("Cancelling… files already imported are kept.")
+	}
+}
+
+func (k *knowledgeScreen) imported(res engine.KBAddResult, err error) {
+	k.cancelImport = nil
+	k.progressRow.Hide()
+	k.importFiles.Enable()
+	k.importFolder.Enable()
+	switch {
+	case errors.Is(err, context.Canceled):
+		k.banner.show(widget.WarningImportance, sentence(err)+" "+importSummary(res), "", nil)
+	case err != nil:
+		k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+	case res.Failed > 0:
+		k.banner.show(widget.WarningImportance, importSummary(res)+" "+firstFailure(res), "", nil)
+	default:
+		k.banner.show(widget.SuccessImportance, importSummary(res), "", nil)
+	}
+	k.reload()
+	k.changed()
+}
+
+// importSummary reads "Imported 3 files: 2 added, 1 unchanged; 4 skipped."
+func importSummary(res engine.KBAddResult) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		word string
+	}{{res.Added, "added"}, {res.Updated, "updated"}, {res.Unchanged, "unchanged"}, {res.Skipped, "skipped"}, {res.Failed, "failed"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.word))
+		}
+	}
+	if len(parts) == 0 {
+		return "No documents found."
+	}
+	return "Files: " + strings.Join(parts, ", ") + "."
+}
+
+func firstFailure(res engine.KBAddResult) string {
+	for _, f := range res.Files {
+		if f.Outcome == engine.ImportFailed {
+			return fmt.Sprintf("%s: %s.", filepath.Base(f.Path), strings.TrimSuffix(f.Reason, "."))
+		}
+	}
+	return ""
+}
+
+func describePaths(paths []string) string {
+	if len(paths) == 1 {
+		return filepath.Base(paths[0])
+	}
+	return fmt.Sprintf("%d places", len(paths))
+}
+
+// reload reads the document list of every space.
+func (k *knowledgeScreen) reload() {
+	k.gen++
+	gen := k.gen
+	k.t.start(func(ctx context.Context) {
+		res, err := k.b.KBList(ctx, "")
+		k.t.do(func() {
+			if gen != k.gen {
+				return
+			}
+			if err != nil {
+				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				return
+			}
+			k.docs = res.Documents
+			if len(k.docs) == 0 {
+				k.empty.Show()
+			} else {
+				k.empty.Hide()
+			}
+			k.list.Refresh()
+		})
+	})
+}
+
+func (k *knowledgeScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
+	if id >= len(k.docs) {
+		return
+	}
+	d := k.docs[id]
+	row := obj.(*docRow)
+	row.title.SetText(docTitle(d))
+	row.meta.SetText(fmt.Sprintf("%s · %s · %s · space %s · %s", d.Path, plural(d.Chunks, "chunk", "chunks"),
+		d.Format, d.Space, d.ImportedAt.Local().Format("2 Jan 2006 15:04")))
+	row.chunks.OnTapped = func() { k.showChunks(d) }
+	row.reimport.OnTapped = func() { k.reimport(d) }
+	row.remove.OnTapped = func() { k.confirmRemove(d) }
+}
+
+func docTitle(d engine.DocumentView) string {
+	if d.Title != "" {
+		return d.Title
+	}
+	return filepath.Base(d.Path)
+}
+
+func (k *knowledgeScreen) showChunks(d engine.DocumentView) {
+	k.t.start(func(ctx context.Context) {
+		chunks, err := k.b.KBChunks(ctx, d.ID)
+		k.t.do(func() {
+			if err != nil {
+				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				k.reload()
+				return
+			}
+			box := container.NewVBox()
+			for i, c := range chunks {
+				if i == chunksShown {
+					box.Add(caption(fmt.Sprintf("… and %d more chunks.", len(chunks)-chunksShown)))
+					break
+				}
+				head := fmt.Sprintf("#%d · lines %d–%d", c.Ordinal, c.LineStart, c.LineEnd)
+				if c.Heading != "" {
+					head += " · " + c.Heading
+				}
+				text := widget.NewLabel(c.Text)
+				text.Wrapping = fyne.TextWrapWord
+				box.Add(container.NewVBox(caption(head), text, widget.NewSeparator()))
+			}
+			dlg := dialog.NewCustom(docTitle(d)+" — "+plural(len(chunks), "chunk", "chunks"), "Close", container.NewVScroll(box), k.win)
+			dlg.Resize(fyne.NewSize(760, 560))
+			dlg.Show()
+		})
+	})
+}
+
+func (k *knowledgeScreen) reimport(d engine.DocumentView) {
+	k.banner.show(widget.LowImportance, "Re-importing "+docTitle(d)+"…", "", nil)
+	k.t.start(func(ctx context.Context) {
+		f, err := k.b.KBReimport(ctx, d.ID)
+		k.t.do(func() {
+			if err != nil {
+				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			} else {
+				k.banner.show(widget.SuccessImportance, fmt.Sprintf("Re-imported %s: %s.", docTitle(d), f.Outcome), "", nil)
+			}
+			k.reload()
+			k.changed()
+		})
+	})
+}
+
+func (k *knowledgeScreen) confirmRemove(d engine.DocumentView) {
+	msg := widget.NewLabel(fmt.Sprintf("%s and its %s leave memdesk.\nThe file on disk stays; you can import it again.",
+		docTitle(d), plural(d.Chunks, "chunk", "chunks")))
+	dialog.NewCustomConfirm("Remove document?", "Remove", "Cancel", msg, func(ok bool) {
+		if ok {
+			k.remove(d)
+		}
+	}, k.win).Show()
+}
+
+func (k *knowledgeScreen) remove(d engine.DocumentView) {
+	k.t.start(func(ctx context.Context) {
+		err := k.b.KBRemove(ctx, d.ID)
+		k.t.do(func() {
+			if err != nil {
+				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			} else {
+				k.banner.show(widget.SuccessImportance, "Removed "+docTitle(d)+".", "", nil)
+			}
+			k.reload()
+			k.changed()
+		})
+	})
+}
+
+// docRow is one imported document: title, a caption, and its actions.
+type docRow struct {
+	widget.BaseWidget
+	title, meta              *widget.Label
+	chunks, reimport, remove *widget.Button
+	content                  fyne.CanvasObject
+}
+
+func newDocRow() fyne.CanvasObject {
+	r := &docRow{title: widget.NewLabel(""), meta: caption("")}
+	r.title.TextStyle.Bold = true
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.chunks = widget.NewButtonWithIcon("Chunks", theme.VisibilityIcon(), nil)
+	r.reimport = widget.NewButtonWithIcon("Re-import", theme.ViewRefreshIcon(), nil)
+	r.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), nil)
+	for _, b := range []*widget.Button{r.chunks, r.reimport, r.remove} {
+		b.Importance = widget.LowImportance
+	}
+	r.content = container.NewBorder(nil, nil, nil, container.NewHBox(r.chunks, r.reimport, r.remove),
+		container.NewVBox(r.title, r.meta))
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *docRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(r.content) }

@@ -1,0 +1,338 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+// Fact statuses as engine.FactView reports them.
+const (
+	factActive     = "active"
+	factSuperseded = "superseded"
+	factDeleted    = "deleted"
+)
+
+// memoriesScreen lists facts newest first, lets a person add, edit, forget and restore them,
+// and filters by text and space.
+type memoriesScreen struct {
+	t       *tasks
+	b       Backend
+	win     fyne.Window
+	changed func() // the database changed: counts are stale
+
+	filter    *widget.Entry
+	space     *widget.SelectEntry
+	showAll   *widget.Check
+	list      *widget.List
+	empty     *widget.Label
+	addEntry  *submitEntry
+	addButton *widget.Button
+	banner    *banner
+	content   fyne.CanvasObject
+
+	pages     *factPages
+	gen       int // the newest reload; pages from older ones are dropped
+	spaces    []string
+	filtering debouncer
+}
+
+func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, changed func()) *memoriesScreen {
+	m := &memoriesScreen{t: t, b: b, win: win, changed: changed,
+		pages: newFactPages(factPageSize, 0), filtering: debouncer{delay: debounceDelay}}
+
+	m.filter = widget.NewEntry()
+	m.filter.SetPlaceHolder("Filter by text…")
+	m.filter.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
+	m.space = widget.NewSelectEntry(nil)
+	m.space.SetPlaceHolder("all spaces")
+	m.space.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
+	m.showAll = widget.NewCheck("Show forgotten", func(bool) { m.reload() })
+
+	m.list = widget.NewList(func() int { return m.pages.length }, newFactRow, m.updateRow)
+	m.empty = widget.NewLabel("")
+	m.empty.Alignment = fyne.TextAlignCenter
+	m.empty.Importance = widget.LowImportance
+	m.empty.Hide()
+
+	m.addEntry = newSubmitEntry(m.add)
+	m.addEntry.SetPlaceHolder("Something to remember… (Ctrl+Enter saves)")
+	m.addEntry.SetMinRowsVisible(3)
+	m.addButton = widget.NewButtonWithIcon("Remember", theme.ContentAddIcon(), m.add)
+	m.addButton.Importance = widget.HighImportance
+	m.banner = newBanner()
+
+	spaceBox := container.NewGridWrap(fyne.NewSize(170, m.space.MinSize().Height), m.space)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("space"), spaceBox, m.showAll), m.filter)
+	addRow := container.NewBorder(nil, nil, nil, container.NewVBox(m.addButton), m.addEntry)
+	bottom := container.NewVBox(m.banner.content, addRow)
+	m.content = container.NewBorder(top, bottom, nil, nil, container.NewStack(m.list, container.NewCenter(m.empty)))
+	return m
+}
+
+// listRequest is the list the controls describe, for one page.
+func (m *memoriesScreen) listRequest(page int) engine.ListRequest {
+	return engine.ListRequest{Space: strings.TrimSpace(m.space.Text), All: m.showAll.Checked,
+		Filter: m.filter.Text, Limit: factPageSize, Offset: page * factPageSize}
+}
+
+// reload reads the first page again (and the total, when no filter narrows the list),
+// keeping the old rows on screen until the new ones arrive.
+func (m *memoriesScreen) reload() {
+	m.gen++
+	gen := m.gen
+	req := m.listRequest(0)
+	m.t.start(func(ctx context.Context) {
+		total := -1
+		if req.Filter == "" && req.Space == "" {
+			if st, err := m.b.Stats(ctx); err == nil {
+				total = st.FactsActive
+				if req.All {
+					total += st.FactsSuperseded + st.FactsDeleted
+				}
+			}
+		}
+		res, err := m.b.List(ctx, req)
+		m.t.do(func() {
+			if gen != m.gen {
+				return
+			}
+			if err != nil {
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				return
+			}
+			m.pages = newFactPages(factPageSize, total)
+			m.pages.put(0, res.Facts)
+			m.learnSpaces(res.Facts)
+			m.showEmpty(req)
+			m.list.Refresh()
+		})
+	})
+}
+
+// loadPage fetches one page the list scrolled to.
+func (m *memoriesScreen) loadPage(page int) {
+	if m.pages.loading[page] {
+		return
+	}
+	m.pages.loading[page] = true
+	gen, pages := m.gen, m.pages
+	req := m.listRequest(page)
+	m.t.start(func(ctx context.Context) {
+		res, err := m.b.List(ctx, req)
+		m.t.do(func() {
+			if gen != m.gen || pages != m.pages {
+				return
+			}
+			if err != nil {
+				delete(pages.loading, page)
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				return
+			}
+			pages.put(page, res.Facts)
+			m.learnSpaces(res.Facts)
+			m.list.Refresh()
+		})
+	})
+}
+
+func (m *memoriesScreen) showEmpty(req engine.ListRequest) {
+	switch {
+	case m.pages.length > 0:
+		m.empty.Hide()
+		return
+	case req.Filter != "" || req.Space != "":
+		m.empty.SetText("No memories match.")
+	default:
+		m.empty.SetText("No memories yet. Write one below and press Ctrl+Enter.")
+	}
+	m.empty.Show()
+}
+
+// learnSpaces offers every space seen so far in the space selector.
+func (m *memoriesScreen) learnSpaces(facts []engine.FactView) {
+	n := len(m.spaces)
+	for _, f := range facts {
+		if !slices.Contains(m.spaces, f.Space) {
+			m.spaces = append(m.spaces, f.Space)
+		}
+	}
+	if len(m.spaces) != n {
+		slices.Sort(m.spaces)
+		m.space.SetOptions(m.spaces)
+	}
+}
+
+func (m *memoriesScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
+	row := obj.(*factRow)
+	f, ok := m.pages.row(id)
+	if !ok {
+		row.showLoading()
+		m.loadPage(m.pages.page(id))
+		return
+	}
+	row.show(f)
+	row.edit.OnTapped = func() { m.showEdit(f) }
+	row.forget.OnTapped = func() { m.forget(f) }
+	row.restore.OnTapped = func() { m.restore(f.ID) }
+}
+
+func (m *memoriesScreen) add() {
+	text := m.addEntry.Text
+	if strings.TrimSpace(text) == "" {
+		m.banner.show(widget.WarningImportance, "Write something to remember first.", "", nil)
+		return
+	}
+	req := engine.RememberRequest{Action: engine.ActionAdd, Text: text, Space: strings.TrimSpace(m.space.Text)}
+	m.addButton.Disable()
+	m.t.start(func(ctx context.Context) {
+		res, err := m.b.Remember(ctx, req)
+		m.t.do(func() {
+			m.addButton.Enable()
+			switch {
+			case err != nil:
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				return
+			case res.Status == engine.StatusDuplicate:
+				m.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
+			default:
+				m.banner.show(widget.SuccessImportance, fmt.Sprintf("Remembered as #%d.", res.FactID), "", nil)
+			}
+			m.addEntry.SetText("")
+			m.reload()
+			m.changed()
+		})
+	})
+}
+
+func (m *memoriesScreen) showEdit(f engine.FactView) {
+	entry := widget.NewMultiLineEntry()
+	entry.Wrapping = fyne.TextWrapWord
+	entry.SetText(f.Text)
+	entry.SetMinRowsVisible(5)
+	d := dialog.NewCustomConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", entry, func(save bool) {
+		if save && entry.Text != f.Text {
+			m.edit(f.ID, entry.Text)
+		}
+	}, m.win)
+	d.Resize(fyne.NewSize(560, 260))
+	d.Show()
+	m.win.Canvas().Focus(entry)
+}
+
+func (m *memoriesScreen) edit(id int64, text string) {
+	m.change(engine.RememberRequest{Action: engine.ActionEdit, ID: id, Text: text}, func(res engine.RememberResult) {
+		if res.Status == engine.StatusUnchanged {
+			m.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
+			return
+		}
+		m.banner.show(widget.SuccessImportance, fmt.Sprintf("Saved memory #%d.", id), "", nil)
+	})
+}
+
+// forget soft-deletes a fact and offers to undo it.
+func (m *memoriesScreen) forget(f engine.FactView) {
+	m.change(engine.RememberRequest{Action: engine.ActionForget, ID: f.ID}, func(engine.RememberResult) {
+		m.banner.show(widget.MediumImportance, fmt.Sprintf("Forgot “%s”.", shorten(f.Text, 60)), "Undo", func() { m.restore(f.ID) })
+	})
+}
+
+func (m *memoriesScreen) restore(id int64) {
+	m.change(engine.RememberRequest{Action: engine.ActionRestore, ID: id}, func(engine.RememberResult) {
+		m.banner.show(widget.SuccessImportance, fmt.Sprintf("Restored memory #%d.", id), "", nil)
+	})
+}
+
+// change sends one edit, forget or restore, then shows done and reloads the list.
+func (m *memoriesScreen) change(req engine.RememberRequest, done func(engine.RememberResult)) {
+	m.t.start(func(ctx context.Context) {
+		res, err := m.b.Remember(ctx, req)
+		m.t.do(func() {
+			if err != nil {
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			} else {
+				done(res)
+			}
+			m.reload()
+			m.changed()
+		})
+	})
+}
+
+// shorten cuts text to at most n runes, marking the cut.
+func shorten(text string, n int) string {
+	r := []rune(text)
+	if len(r) <= n {
+		return text
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// factRow is one line of the memories list: the text, a caption, and its actions.
+type factRow struct {
+	widget.BaseWidget
+	text, meta            *widget.Label
+	edit, forget, restore *widget.Button
+	content               fyne.CanvasObject
+}
+
+func newFactRow() fyne.CanvasObject {
+	r := &factRow{text: widget.NewLabel(""), meta: caption("")}
+	r.text.Truncation = fyne.TextTruncateEllipsis
+	r.edit = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), nil)
+	r.forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), nil)
+	r.restore = widget.NewButtonWithIcon("Restore", theme.ContentUndoIcon(), nil)
+	for _, b := range []*widget.Button{r.edit, r.forget, r.restore} {
+		b.Importance = widget.LowImportance
+	}
+	r.content = container.NewBorder(nil, nil, nil, container.NewHBox(r.edit, r.forget, r.restore),
+		container.NewVBox(r.text, r.meta))
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *factRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(r.content) }
+
+func (r *factRow) showLoading() {
+	r.text.SetText("Loading…")
+	r.meta.SetText("")
+	r.edit.Hide()
+	r.forget.Hide()
+	r.restore.Hide()
+}
+
+func (r *factRow) show(f engine.FactView) {
+	r.text.SetText(f.Text)
+	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format("2 Jan 2006 15:04"))
+	if f.Status != factActive {
+		meta += " · " + statusWord(f.Status)
+	}
+	r.meta.SetText(meta)
+	r.edit.Show()
+	if f.Status == factActive {
+		r.forget.Show()
+		r.restore.Hide()
+	} else {
+		r.forget.Hide()
+		r.restore.Show()
+	}
+}
+
+func statusWord(status string) string {
+	switch status {
+	case factDeleted:
+		return "forgotten"
+	case factSuperseded:
+		return "superseded"
+	}
+	return status
+}

@@ -1,0 +1,174 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+func ctrlEnter() fyne.Shortcut {
+	return &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}
+}
+
+// fact reads a fact back from the engine.
+func (h *harness) fact(id int64) engine.FactView {
+	h.t.Helper()
+	res, err := h.eng.List(context.Background(), engine.ListRequest{All: true})
+	if err != nil {
+		h.t.Fatalf("list: %v", err)
+	}
+	for _, f := range res.Facts {
+		if f.ID == id {
+			return f
+		}
+	}
+	h.t.Fatalf("fact %d not in the database", id)
+	return engine.FactView{}
+}
+
+func TestMemoriesAddEditForgetUndo(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("the empty list", func() bool { return m.empty.Visible() })
+
+	// Add with Ctrl+Enter.
+	test.Type(m.addEntry, "项目代号是青松")
+	m.addEntry.TypedShortcut(ctrlEnter())
+	h.waitFor("the new memory in the list", func() bool { return m.pages.length == 1 })
+	f, _ := m.pages.row(0)
+	if f.Text != "项目代号是青松" || f.Status != factActive {
+		t.Fatalf("row 0 = %+v, want the active fact 项目代号是青松", f)
+	}
+	if m.addEntry.Text != "" {
+		t.Errorf("add box still holds %q after saving", m.addEntry.Text)
+	}
+	if !strings.Contains(m.banner.text.Text, fmt.Sprintf("#%d", f.ID)) {
+		t.Errorf("banner = %q, want it to name #%d", m.banner.text.Text, f.ID)
+	}
+	h.waitFor("the status bar count", func() bool { return strings.HasPrefix(h.u.status.counts.Text, "1 memory") })
+
+	// Adding the same text again is reported, not duplicated.
+	test.Type(m.addEntry, "项目代号是青松")
+	test.Tap(m.addButton)
+	h.waitFor("the duplicate notice", func() bool { return strings.Contains(m.banner.text.Text, "Already remembered") })
+
+	// Edit through the row's dialog.
+	h.waitFor("the row's Edit button", func() bool { return button(m.list, "Edit") != nil })
+	test.Tap(button(m.list, "Edit"))
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("Edit opened no dialog")
+	}
+	entry := entryIn(dlg)
+	if entry == nil || entry.Text != "项目代号是青松" {
+		t.Fatalf("edit dialog entry = %v, want the fact's text", entry)
+	}
+	entry.SetText("项目代号是青松，下周五发布")
+	test.Tap(button(dlg, "Save"))
+	h.waitFor("the edited text", func() bool { r, _ := m.pages.row(0); return r.Text == "项目代号是青松，下周五发布" })
+	if got := h.fact(f.ID).Text; got != "项目代号是青松，下周五发布" {
+		t.Errorf("database text = %q after edit", got)
+	}
+
+	// Forget, then undo from the banner.
+	test.Tap(button(m.list, "Forget"))
+	h.waitFor("the forgotten fact to leave the list", func() bool { return m.pages.length == 0 && m.banner.action.Visible() })
+	if got := h.fact(f.ID).Status; got != factDeleted {
+		t.Errorf("status after forget = %q, want %q", got, factDeleted)
+	}
+	if m.banner.action.Text != "Undo" {
+		t.Errorf("banner action = %q, want Undo", m.banner.action.Text)
+	}
+	test.Tap(m.banner.action)
+	h.waitFor("the fact back in the list", func() bool { return m.pages.length == 1 })
+	if got := h.fact(f.ID).Status; got != factActive {
+		t.Errorf("status after undo = %q, want %q", got, factActive)
+	}
+}
+
+func TestMemoriesFilterSpaceAndShowForgotten(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	h.remember("tea at four", "home")
+	gone := h.remember("coffee at nine", "work")
+	h.remember("tea with milk", "work")
+	if _, err := h.eng.Remember(context.Background(), engine.RememberRequest{Action: engine.ActionForget, ID: gone}); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("two active facts", func() bool { return m.pages.length == 2 })
+
+	test.Type(m.filter, "tea")
+	h.waitFor("the filter", func() bool { return m.pages.done && m.pages.length == 2 })
+	m.space.SetText("work")
+	h.waitFor("the space", func() bool { return m.pages.length == 1 })
+	if r, _ := m.pages.row(0); r.Text != "tea with milk" {
+		t.Errorf("row 0 = %q, want tea with milk", r.Text)
+	}
+	if got := m.spaces; len(got) != 2 {
+		t.Errorf("space options = %q, want the two spaces seen", got)
+	}
+
+	m.filter.SetText("")
+	test.Tap(m.showAll)
+	h.waitFor("forgotten facts too", func() bool { return m.pages.length == 2 })
+	h.waitFor("a Restore button", func() bool { return button(m.list, "Restore") != nil })
+	test.Tap(button(m.list, "Restore"))
+	h.waitFor("the restore", func() bool { return strings.HasPrefix(m.banner.text.Text, "Restored") })
+	if got := h.fact(gone).Status; got != factActive {
+		t.Errorf("status after restore = %q, want active", got)
+	}
+}
+
+// manyFacts serves a synthetic list of n facts and counts the List calls.
+type manyFacts struct {
+	Backend
+	n     int
+	calls atomic.Int32
+}
+
+func (b *manyFacts) Stats(ctx context.Context) (engine.Stats, error) {
+	st, err := b.Backend.Stats(ctx)
+	st.FactsActive = b.n
+	return st, err
+}
+
+func (b *manyFacts) List(_ context.Context, req engine.ListRequest) (engine.ListResult, error) {
+	b.calls.Add(1)
+	var res engine.ListResult
+	for i := req.Offset; i < min(req.Offset+req.Limit, b.n); i++ {
+		res.Facts = append(res.Facts, engine.FactView{ID: int64(b.n - i), Text: fmt.Sprintf("fact %d", b.n-i),
+			Space: "default", Status: factActive, CreatedAt: time.Unix(0, 0)})
+	}
+	return res, nil
+}
+
+func TestMemoriesScroll100kReadsOnlyVisiblePages(t *testing.T) {
+	const n = 100_000
+	mf := &manyFacts{n: n}
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { mf.Backend = e; return mf }).start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("the first page", func() bool { return m.pages.length == n })
+	m.list.ScrollToBottom()
+	h.waitFor("the last row", func() bool { _, ok := m.pages.row(n - 1); return ok })
+	m.list.ScrollTo(n / 2)
+	h.waitFor("the middle row", func() bool { _, ok := m.pages.row(n / 2); return ok })
+	if f, _ := m.pages.row(n - 1); f.Text != "fact 1" {
+		t.Errorf("last row = %q, want fact 1", f.Text)
+	}
+	if calls, pages := mf.calls.Load(), n/factPageSize; calls > 8 {
+		t.Errorf("%d List calls to show the top, bottom and middle of %d pages; want a handful", calls, pages)
+	}
+}

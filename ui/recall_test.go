@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+func TestRecallShowsHitsAsYouType(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	wang := h.remember("老王的生日是三月十二日", "")
+	h.remember("CI uses Python 3.12 on the build server", "")
+	r := h.u.recall
+
+	if got := h.u.win.Canvas().Focused(); got != r.query {
+		t.Errorf("focused at start = %T, want the search box", got)
+	}
+	tests := []struct {
+		query    string
+		wantText string
+		wantID   int64
+	}{
+		{"老王", "老王的生日是三月十二日", wang},
+		{"python build", "CI uses Python 3.12 on the build server", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			r.query.SetText("")
+			test.Type(r.query, tt.query)
+			h.waitFor("hits for "+tt.query, func() bool { return r.shown.Query == tt.query && len(r.shown.Hits) > 0 })
+			hit := r.shown.Hits[0]
+			if hit.Text != tt.wantText {
+				t.Errorf("first hit = %q, want %q", hit.Text, tt.wantText)
+			}
+			if tt.wantID != 0 && hit.ID != tt.wantID {
+				t.Errorf("first hit id = %d, want %d", hit.ID, tt.wantID)
+			}
+			shown := texts(r.content)
+			for _, want := range []string{tt.wantText, "memory", "lexical", "why", "1 hit"} {
+				if !strings.Contains(shown, want) {
+					t.Errorf("screen text lacks %q:\n%s", want, shown)
+				}
+			}
+		})
+	}
+}
+
+func TestRecallNothingRelevant(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("the cat sat on the mat", "")
+	r := h.u.recall
+	test.Type(r.query, "zebra crossing")
+	h.waitFor("an answer", func() bool { return r.shown.Query == "zebra crossing" })
+	if got := r.note.Text; got != "Nothing relevant." {
+		t.Errorf("note = %q, want %q", got, "Nothing relevant.")
+	}
+	if n := len(r.results.Objects); n != 0 {
+		t.Errorf("%d result cards, want none", n)
+	}
+}
+
+func TestRecallSourceSelectorAndHighlight(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("backup runs nightly", "")
+	r := h.u.recall
+	r.source.SetSelected(string(engine.SourceKnowledge))
+	test.Type(r.query, "backup")
+	h.waitFor("an answer from knowledge", func() bool { return r.shown.Query == "backup" })
+	if n := len(r.shown.Hits); n != 0 {
+		t.Errorf("knowledge-only recall returned %d memory hits", n)
+	}
+	r.source.SetSelected(string(engine.SourceMemory))
+	h.waitFor("a memory hit", func() bool { return len(r.shown.Hits) == 1 })
+	if got := r.shown.Hits[0].Matched; len(got) == 0 {
+		t.Errorf("hit has no matched terms to highlight")
+	}
+}
+
+// relaxedBackend marks every answer relaxed.
+type relaxedBackend struct{ Backend }
+
+func (b relaxedBackend) Recall(ctx context.Context, req engine.RecallRequest) (engine.RecallResult, error) {
+	res, err := b.Backend.Recall(ctx, req)
+	res.Relaxed = true
+	return res, err
+}
+
+func TestRecallRelaxedIsLabelled(t *testing.T) {
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { return relaxedBackend{e} }).start()
+	h.remember("tea is green", "")
+	r := h.u.recall
+	test.Type(r.query, "tea")
+	h.waitFor("a hit", func() bool { return len(r.shown.Hits) == 1 })
+	if !strings.HasPrefix(r.note.Text, "Relaxed") {
+		t.Errorf("note = %q, want it to say the answer is relaxed", r.note.Text)
+	}
+}
+
+// slowBackend holds every recall except the one for last until its context ends, and
+// records which ones ended that way.
+type slowBackend struct {
+	Backend
+	last      string
+	mu        sync.Mutex
+	cancelled []string
+}
+
+func (b *slowBackend) Recall(ctx context.Context, req engine.RecallRequest) (engine.RecallResult, error) {
+	if req.Query == b.last {
+		return b.Backend.Recall(ctx, req)
+	}
+	<-ctx.Done()
+	b.mu.Lock()
+	b.cancelled = append(b.cancelled, req.Query)
+	b.mu.Unlock()
+	return engine.RecallResult{}, ctx.Err()
+}
+
+func (b *slowBackend) cancelledQueries() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.cancelled)
+}
+
+func TestRecallNewQueryCancelsTheOldOne(t *testing.T) {
+	sb := &slowBackend{last: "alpha beta"}
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { sb.Backend = e; return sb }).start()
+	h.remember("alpha beta gamma", "")
+	r := h.u.recall
+	// Enter searches at once, so each query reaches the backend.
+	for _, q := range []string{"alp", "alpha", "alpha beta"} {
+		r.query.SetText(q)
+		r.query.OnSubmitted(q)
+	}
+	h.waitFor("the last query's answer and the older queries cancelled", func() bool {
+		return r.shown.Query == "alpha beta" && len(sb.cancelledQueries()) == 2
+	})
+	if len(r.shown.Hits) != 1 {
+		t.Errorf("%d hits for the last query, want 1", len(r.shown.Hits))
+	}
+	if strings.Contains(r.note.Text, "ancel") {
+		t.Errorf("note = %q: a superseded query's cancellation leaked to the screen", r.note.Text)
+	}
+}
+
+func TestClosingTheWindowCancelsWork(t *testing.T) {
+	sb := &slowBackend{last: "never sent"}
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { sb.Backend = e; return sb }).start()
+	r := h.u.recall
+	r.query.SetText("held")
+	r.query.OnSubmitted("held")
+	h.u.win.Close()
+	h.u.Close() // returns only once the held recall has stopped
+	if got := sb.cancelledQueries(); !slices.Equal(got, []string{"held"}) {
+		t.Errorf("cancelled queries = %q, want [held]", got)
+	}
+}
+
+func TestRecallOpenEditsTheMemory(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	id := h.remember("the office wifi password is hunter2", "")
+	r := h.u.recall
+	test.Type(r.query, "wifi")
+	h.waitFor("the hit", func() bool { return len(r.shown.Hits) == 1 })
+	test.Tap(button(r.results, "Edit"))
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("Edit on a hit opened no dialog")
+	}
+	entryIn(dlg).SetText("the office wifi password is correct-horse")
+	test.Tap(button(dlg, "Save"))
+	h.waitFor("the recall to show the edit", func() bool {
+		return len(r.shown.Hits) == 1 && r.shown.Hits[0].Text == "the office wifi password is correct-horse"
+	})
+	if got := h.fact(id).Text; got != "the office wifi password is correct-horse" {
+		t.Errorf("database text = %q", got)
+	}
+}

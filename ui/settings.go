@@ -1,0 +1,192 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+// settingsScreen shows the semantic leg's state, runs repairs, and describes the database.
+type settingsScreen struct {
+	t          *tasks
+	b          Backend
+	win        fyne.Window
+	onRepaired func()
+
+	semantic *widget.Label
+	repairs  []*repairRow
+	dbPath   *widget.Label
+	stats    *widget.Label
+	content  fyne.CanvasObject
+}
+
+func newSettingsScreen(t *tasks, b Backend, win fyne.Window) *settingsScreen {
+	s := &settingsScreen{t: t, b: b, win: win}
+	s.semantic = widget.NewLabel("off")
+	s.semantic.TextStyle.Bold = true
+	semanticHelp := hint("Meaning-based recall through a local Ollama model. While it is not ready, recall uses words and names only.")
+	semanticHelp.Wrapping = fyne.TextWrapWord
+
+	repairs := container.NewVBox()
+	for _, a := range b.AdminActions() {
+		r := newRepairRow(s, a[0], a[1])
+		s.repairs = append(s.repairs, r)
+		repairs.Add(r.content)
+	}
+
+	s.dbPath = widget.NewLabel("")
+	s.dbPath.Selectable = true
+	s.dbPath.Wrapping = fyne.TextWrapBreak
+	s.stats = widget.NewLabel("")
+	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), func() {
+		if s.onRepaired != nil {
+			s.onRepaired()
+		}
+	})
+
+	s.content = container.NewVScroll(container.NewVBox(
+		heading("Semantic recall"),
+		container.NewHBox(widget.NewLabel("State:"), s.semantic), semanticHelp,
+		widget.NewSeparator(),
+		heading("Repairs"),
+		repairs,
+		widget.NewSeparator(),
+		container.NewBorder(nil, nil, nil, refresh, heading("Database")),
+		s.dbPath, s.stats,
+	))
+	return s
+}
+
+func heading(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.SizeName = theme.SizeNameSubHeadingText
+	l.TextStyle.Bold = true
+	return l
+}
+
+func (s *settingsScreen) showSemantic(state string) { s.semantic.SetText(state) }
+
+func (s *settingsScreen) showStats(st engine.Stats, err error) {
+	if err != nil {
+		s.stats.SetText(sentence(err))
+		return
+	}
+	s.dbPath.SetText(st.Path)
+	s.stats.SetText(fmt.Sprintf(
+		"%d active memories, %d superseded, %d forgotten\n%d documents in %d chunks\n%d entity rows, %d vectors, %d spaces\n%s on disk · schema version %d",
+		st.FactsActive, st.FactsSuperseded, st.FactsDeleted, st.Documents, st.Chunks,
+		st.EntityRows, st.Vectors, st.Spaces, byteSize(st.FileBytes), st.SchemaVersion))
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// repairRow is one maintenance action with its Run and Cancel buttons, progress and result.
+type repairRow struct {
+	s       *settingsScreen
+	action  string
+	run     *widget.Button
+	cancel  *widget.Button
+	bar     *widget.ProgressBar
+	busy    *widget.ProgressBarInfinite
+	result  *widget.Label
+	content fyne.CanvasObject
+	stop    context.CancelFunc // non-nil while running
+}
+
+func newRepairRow(s *settingsScreen, action, help string) *repairRow {
+	r := &repairRow{s: s, action: action, bar: widget.NewProgressBar(), busy: widget.NewProgressBarInfinite()}
+	r.run = widget.NewButtonWithIcon("Run", theme.MediaPlayIcon(), r.start)
+	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), r.abort)
+	r.cancel.Disable()
+	r.bar.Hide()
+	r.busy.Hide()
+	r.busy.Stop()
+	r.result = widget.NewLabel("")
+	r.result.Wrapping = fyne.TextWrapWord
+	r.result.Hide()
+	name := widget.NewLabel(action)
+	name.TextStyle.Bold = true
+	helpLabel := caption(help)
+	r.content = container.NewVBox(
+		container.NewBorder(nil, nil, name, container.NewHBox(r.run, r.cancel), helpLabel),
+		container.NewStack(r.bar, r.busy), r.result)
+	return r
+}
+
+func (r *repairRow) start() {
+	if r.stop != nil {
+		return
+	}
+	r.run.Disable()
+	r.cancel.Enable()
+	r.result.Hide()
+	r.bar.Hide()
+	r.busy.Show()
+	r.busy.Start()
+	req := engine.AdminRequest{Action: r.action, Progress: func(done, total int) {
+		r.s.t.do(func() { r.showProgress(done, total) })
+	}}
+	r.stop = r.s.t.start(func(ctx context.Context) {
+		res, err := r.s.b.Admin(ctx, req)
+		r.s.t.do(func() { r.finished(res, err) })
+	})
+}
+
+func (r *repairRow) showProgress(done, total int) {
+	if total <= 0 || r.stop == nil {
+		return
+	}
+	r.busy.Stop()
+	r.busy.Hide()
+	r.bar.Show()
+	r.bar.SetValue(float64(done) / float64(total))
+}
+
+func (r *repairRow) abort() {
+	if r.stop != nil {
+		r.stop()
+		r.cancel.Disable()
+	}
+}
+
+func (r *repairRow) finished(res engine.AdminResult, err error) {
+	r.stop = nil
+	r.run.Enable()
+	r.cancel.Disable()
+	r.busy.Stop()
+	r.busy.Hide()
+	r.bar.Hide()
+	switch {
+	case err != nil:
+		r.result.Importance = widget.DangerImportance
+		r.result.SetText(sentence(err))
+	case res.OK:
+		r.result.Importance = widget.SuccessImportance
+		r.result.SetText("OK: " + strings.Join(res.Details, "; ") + ".")
+	default:
+		r.result.Importance = widget.WarningImportance
+		r.result.SetText(fmt.Sprintf("Found %s:\n• %s", plural(len(res.Details), "problem", "problems"),
+			strings.Join(res.Details, "\n• ")))
+	}
+	r.result.Show()
+	if r.s.onRepaired != nil {
+		r.s.onRepaired()
+	}
+}

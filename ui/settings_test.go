@@ -1,0 +1,120 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+func TestSettingsIntegrityRepair(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("something to check", "")
+	s := h.u.settings
+	var r *repairRow
+	for _, row := range s.repairs {
+		if row.action == "integrity" {
+			r = row
+		}
+	}
+	if r == nil {
+		t.Fatalf("no integrity repair among %d", len(s.repairs))
+	}
+	test.Tap(r.run)
+	if !r.run.Disabled() || r.cancel.Disabled() {
+		t.Error("while running, Run should be disabled and Cancel enabled")
+	}
+	h.waitFor("the result", func() bool { return r.result.Visible() })
+	if !strings.HasPrefix(r.result.Text, "OK: ") {
+		t.Errorf("result = %q, want OK", r.result.Text)
+	}
+	if r.run.Disabled() || !r.cancel.Disabled() {
+		t.Error("after running, Run should be enabled and Cancel disabled")
+	}
+	h.waitFor("the database stats", func() bool { return strings.HasPrefix(s.stats.Text, "1 active memories") })
+	if s.dbPath.Text != h.eng.Path() {
+		t.Errorf("database path = %q, want %q", s.dbPath.Text, h.eng.Path())
+	}
+}
+
+// halfwayAdmin reports half the work done, then waits to be cancelled.
+type halfwayAdmin struct{ Backend }
+
+func (b halfwayAdmin) Admin(ctx context.Context, req engine.AdminRequest) (engine.AdminResult, error) {
+	req.Progress(1, 2)
+	<-ctx.Done()
+	return engine.AdminResult{}, ctx.Err()
+}
+
+func TestSettingsRepairProgressAndCancel(t *testing.T) {
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { return halfwayAdmin{e} }).start()
+	r := h.u.settings.repairs[0]
+	test.Tap(r.run)
+	h.waitFor("the progress bar at half", func() bool { return r.bar.Visible() && r.bar.Value == 0.5 })
+	test.Tap(r.cancel)
+	h.waitFor("the result", func() bool { return r.result.Visible() })
+	if r.result.Text != "Cancelled." {
+		t.Errorf("result = %q, want Cancelled.", r.result.Text)
+	}
+	if r.bar.Visible() {
+		t.Error("progress bar still shown after cancel")
+	}
+}
+
+// fakeSemantic is a semantic state the test changes.
+type fakeSemantic struct {
+	mu    sync.Mutex
+	state string
+}
+
+func (f *fakeSemantic) set(s string) {
+	f.mu.Lock()
+	f.state = s
+	f.mu.Unlock()
+}
+
+func (f *fakeSemantic) SemanticState() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.state
+}
+
+func TestSemanticStateChanges(t *testing.T) {
+	src := &fakeSemantic{state: "offline"}
+	h := newHarness(t, Options{Semantic: src, SemanticPoll: 10 * time.Millisecond}, nil).start()
+	for _, state := range []string{"offline", "pulling 42%", "warming", "ready"} {
+		src.set(state)
+		h.waitFor("semantic: "+state, func() bool {
+			return h.u.status.semantic.Text == "semantic: "+state && h.u.settings.semantic.Text == state
+		})
+	}
+}
+
+func TestSemanticOffWithoutASource(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	if got := h.u.status.semantic.Text; got != "semantic: off" {
+		t.Errorf("status = %q, want semantic: off", got)
+	}
+}
+
+func TestPreferencesRememberScreenAndSize(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.u.showScreen(screenSettings)
+	h.u.win.Resize(h.u.win.Canvas().Size().AddWidthHeight(40, 30))
+	want := h.u.win.Canvas().Size()
+	h.u.win.Close()
+
+	again := newApp(h.u.fa, Options{Backend: h.eng}, h.q.post)
+	defer again.Close()
+	if got := again.tabs.SelectedIndex(); got != screenSettings {
+		t.Errorf("screen on reopening = %d, want settings (%d)", got, screenSettings)
+	}
+	if got := again.win.Canvas().Size(); got != want {
+		t.Errorf("size on reopening = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+// statusBar is the line under every screen: the semantic leg's state and what the
+// database holds.
+type statusBar struct {
+	t        *tasks
+	source   SemanticSource
+	poll     time.Duration
+	semantic *widget.Label
+	counts   *widget.Label
+	content  fyne.CanvasObject
+	statsGen int
+
+	// onSemantic and onStats pass the same news on to the settings screen.
+	onSemantic func(state string)
+	onStats    func(engine.Stats, error)
+}
+
+func newStatusBar(t *tasks, source SemanticSource, poll time.Duration) *statusBar {
+	s := &statusBar{t: t, source: source, poll: poll,
+		semantic: hint("semantic: off"), counts: hint("")}
+	s.content = container.NewVBox(widget.NewSeparator(),
+		container.NewHBox(s.semantic, layout.NewSpacer(), s.counts))
+	return s
+}
+
+// start polls the semantic state while the window lives. Polling, not events, keeps the
+// source a one-method interface that any bootstrap can satisfy.
+func (s *statusBar) start() {
+	if s.source == nil {
+		s.setSemantic("off")
+		return
+	}
+	s.t.start(func(ctx context.Context) {
+		tick := time.NewTicker(s.poll)
+		defer tick.Stop()
+		last := ""
+		for {
+			if state := s.source.SemanticState(); state != last {
+				last = state
+				s.t.do(func() { s.setSemantic(state) })
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
+}
+
+func (s *statusBar) setSemantic(state string) {
+	if state == "" {
+		state = "off"
+	}
+	s.semantic.SetText("semantic: " + state)
+	if s.onSemantic != nil {
+		s.onSemantic(state)
+	}
+}
+
+// refreshStats reloads the counts; an older answer arriving late is dropped.
+func (s *statusBar) refreshStats(b Backend) {
+	s.statsGen++
+	gen := s.statsGen
+	s.t.start(func(ctx context.Context) {
+		st, err := b.Stats(ctx)
+		s.t.do(func() {
+			if gen != s.statsGen {
+				return
+			}
+			if err != nil {
+				s.counts.SetText(sentence(err))
+			} else {
+				s.counts.SetText(countsLine(st))
+			}
+			if s.onStats != nil {
+				s.onStats(st, err)
+			}
+		})
+	})
+}
+
+func countsLine(st engine.Stats) string {
+	return fmt.Sprintf("%s · %s · %s", plural(st.FactsActive, "memory", "memories"),
+		plural(st.Documents, "document", "documents"), plural(st.Chunks, "chunk", "chunks"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// submitEntry is a multi-line entry that submits on Ctrl+Enter (Cmd+Enter on macOS) while
+// plain Enter still starts a new line.
+type submitEntry struct {
+	widget.Entry
+	onSubmit func()
+}
+
+func newSubmitEntry(onSubmit func()) *submitEntry {
+	e := &submitEntry{onSubmit: onSubmit}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapWord
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut takes Ctrl+Enter and leaves every other shortcut to the entry.
+func (e *submitEntry) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && cs.Modifier == fyne.KeyModifierShortcutDefault &&
+		(cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) {
+		if e.onSubmit != nil {
+			e.onSubmit()
+		}
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// banner is an inline message with an optional action, e.g. "Forgot … [Undo]".
+type banner struct {
+	content *fyne.Container
+	text    *widget.Label
+	action  *widget.Button
+	bg      *canvas.Rectangle
+}
+
+func newBanner() *banner {
+	b := &banner{text: widget.NewLabel(""), bg: canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))}
+	b.text.Wrapping = fyne.TextWrapWord
+	b.bg.CornerRadius = theme.InputRadiusSize()
+	b.action = widget.NewButton("", nil)
+	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), b.hide)
+	closeBtn.Importance = widget.LowImportance
+	b.content = container.NewStack(b.bg,
+		container.NewBorder(nil, nil, nil, container.NewHBox(b.action, closeBtn), b.text))
+	b.content.Hide()
+	return b
+}
+
+// show replaces the banner's message; an empty actionLabel hides the action button.
+func (b *banner) show(importance widget.Importance, msg, actionLabel string, action func()) {
+	b.text.Importance = importance
+	b.text.SetText(msg)
+	b.action.SetText(actionLabel)
+	b.action.OnTapped = func() {
+		b.hide()
+		action()
+	}
+	if actionLabel == "" || action == nil {
+		b.action.Hide()
+	} else {
+		b.action.Show()
+	}
+	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
+	b.bg.Refresh()
+	b.content.Show()
+}
+
+func (b *banner) hide() { b.content.Hide() }
+
+// visible reports whether the banner shows a message (tests and callers read its text).
+func (b *banner) visible() bool { return b.content.Visible() }
+
+// chip is a small rounded label, used for leg scores and source badges.
+func chip(text string, fg, bg fyne.ThemeColorName) fyne.CanvasObject {
+	rect := canvas.NewRectangle(theme.Color(bg))
+	rect.CornerRadius = theme.InputRadiusSize() * 2
+	label := canvas.NewText(text, theme.Color(fg))
+	label.TextSize = theme.CaptionTextSize()
+	// Centred, so a taller neighbour (a button) does not stretch the chip.
+	return container.NewCenter(container.NewStack(rect, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), label)))
+}
+
+// caption is a small label for secondary lines; it truncates, so give it the centre of a
+// border layout (an HBox would squeeze it to an ellipsis).
+func caption(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.SizeName = theme.SizeNameCaptionText
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+// hint is a small label that keeps its full width, for short help next to controls.
+func hint(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.SizeName = theme.SizeNameCaptionText
+	return l
+}
