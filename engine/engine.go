@@ -70,10 +70,10 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.Weights == (Weights{}) {
-		o.Weights = Weights{FTS: 1, Entity: 0.6, Semantic: 0.6}
+		o.Weights = Weights{FTS: 1, Entity: 0.3, Semantic: 0.6}
 	}
 	if o.LexicalMix == (LexicalMix{}) {
-		o.LexicalMix = LexicalMix{Trigram: 1, Words: 1}
+		o.LexicalMix = LexicalMix{Trigram: 0.25, Words: 1}
 	}
 	if o.Floors == nil {
 		f := DefaultFloors()

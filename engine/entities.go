@@ -54,26 +54,17 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
 }
 
-// anchoredJaccard scores a candidate's entity set F against the query: the anchors it
-// shares over the query's full entity count W plus, saturated at entityUnionCap, the
-// candidate's entities that are not anchors. For a narrow fact it equals plain Jaccard; for
-// a wide one the cap keeps a rare shared entity worth something. 0 without overlap; always
-// in [0, 1].
-func anchoredJaccard(anchors map[string]bool, w int, f []string) (float64, []string) {
-	if len(anchors) == 0 || w == 0 {
-		return 0, nil
+// anchoredJaccard scores a candidate that carries shared of the query's anchors among its
+// total entities: the shared anchors over the query's full entity count w plus, saturated at
+// entityUnionCap, the candidate's entities that are not anchors. For a narrow fact it equals
+// plain Jaccard; for a wide one the cap keeps a rare shared entity worth something. 0
+// without overlap; always in [0, 1].
+func anchoredJaccard(shared, total, w int) float64 {
+	if shared <= 0 || w <= 0 {
+		return 0
 	}
-	var shared []string
-	for _, name := range f {
-		if anchors[name] {
-			shared = append(shared, name)
-		}
-	}
-	if len(shared) == 0 {
-		return 0, nil
-	}
-	rest := min(len(f)-len(shared), entityUnionCap)
-	return float64(len(shared)) / float64(w+rest), shared
+	rest := min(max(total-shared, 0), entityUnionCap)
+	return min(float64(shared)/float64(w+rest), 1)
 }
 
 // anchorCeiling is the largest document frequency an anchor may have among n owners.
@@ -84,38 +75,53 @@ func anchorCeiling(n int) int {
 // entityHit is one candidate of the entity leg.
 type entityHit struct {
 	score  float64
-	shared []string
+	shared int // anchors the candidate carries
+	w      int // the query's entity count
+}
+
+// passes applies the entity floor: the Jaccard bar and, like the FTS floor's two distinct
+// terms, two shared anchors when the query names two or more entities (one under the loose
+// profile). A single shared word of a two-entity query ("port" of "redis port") scores
+// exactly 1/(2+rest) and would otherwise ride in on the Jaccard bar alone.
+func (h entityHit) passes(f floorProfile) bool {
+	need := min(2, h.w)
+	if f.loose || f.MinFTSTerms == 0 {
+		need = 1
+	}
+	return h.score >= f.MinJaccard && h.shared >= need
 }
 
 // entityLeg finds candidates through the query's anchors: an index lookup, never a scan.
-func (e *Engine) entityLeg(ctx context.Context, kind, space string, queryEntities []string) (map[candidateKey]entityHit, error) {
+func (e *Engine) entityLeg(ctx context.Context, kind, space string, queryEntities []string) (map[candidateKey]entityHit, []string, error) {
 	if len(queryEntities) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	stats, err := e.st.EntityDF(ctx, kind, space, queryEntities)
+	n, err := e.st.OwnerCount(ctx, kind, space)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ceiling := anchorCeiling(stats.Total)
-	anchors := map[string]bool{}
-	var anchorList []string
+	ceiling := anchorCeiling(n)
+	df, err := e.st.EntityDF(ctx, kind, space, queryEntities, ceiling)
+	if err != nil {
+		return nil, nil, err
+	}
+	var anchors []string
 	for _, name := range queryEntities {
-		if df := stats.DF[name]; df >= 1 && df <= ceiling {
-			anchors[name] = true
-			anchorList = append(anchorList, name)
+		if df := df[name]; df >= 1 && df <= ceiling {
+			anchors = append(anchors, name)
 		}
 	}
-	owners, err := e.st.EntityOwners(ctx, kind, space, anchorList, entityCandidateLimit)
+	matches, err := e.st.EntityMatches(ctx, kind, space, anchors, entityCandidateLimit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make(map[candidateKey]entityHit, len(owners))
-	for id, names := range owners {
-		if score, shared := anchoredJaccard(anchors, len(queryEntities), names); score > 0 {
-			out[candidateKey{kind: kind, id: id}] = entityHit{score: score, shared: shared}
+	out := make(map[candidateKey]entityHit, len(matches))
+	for id, m := range matches {
+		if score := anchoredJaccard(m.Shared, m.Total, len(queryEntities)); score > 0 {
+			out[candidateKey{kind: kind, id: id}] = entityHit{score: score, shared: m.Shared, w: len(queryEntities)}
 		}
 	}
-	return out, nil
+	return out, anchors, nil
 }
 
 // SweepReport says what one entity sweep pass did.

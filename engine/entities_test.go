@@ -32,54 +32,30 @@ func openEntityEngine(t *testing.T) *Engine {
 	return e
 }
 
-func set(names ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
-
 func TestAnchoredJaccard(t *testing.T) {
-	plain := func(q, f []string) float64 {
-		union := set(append(append([]string{}, q...), f...)...)
-		inter := 0
-		for _, n := range f {
-			if set(q...)[n] {
-				inter++
-			}
-		}
-		return float64(inter) / float64(len(union))
-	}
-	wide := []string{"rare"}
-	for i := range 19 {
-		wide = append(wide, string(rune('a'+i)))
-	}
+	// plain is |Q∩F| / |Q∪F| for sets given by sizes.
+	plain := func(q, f, inter int) float64 { return float64(inter) / float64(q+f-inter) }
 	tests := []struct {
-		name    string
-		anchors map[string]bool
-		w       int
-		fact    []string
-		want    float64
+		name             string
+		shared, total, w int
+		want             float64
 	}{
-		{"narrow fact equals plain Jaccard", set("老王", "风格"), 2, []string{"老王", "简约"}, plain([]string{"老王", "风格"}, []string{"老王", "简约"})},
-		{"narrow fact, full overlap", set("python", "ci"), 2, []string{"python", "ci"}, 1},
-		{"wide fact with a rare query entity stays reachable", set("rare"), 1, wide, 1.0 / (1 + entityUnionCap)},
-		{"generic query entity counts in W but anchors nothing", set("rare"), 2, []string{"rare", "common"}, 1.0 / 3},
-		{"no anchors", set(), 2, []string{"a"}, 0},
-		{"no overlap", set("x"), 1, []string{"a", "b"}, 0},
-		{"no query entities", set("x"), 0, []string{"x"}, 0},
+		{"narrow fact equals plain Jaccard", 1, 2, 2, plain(2, 2, 1)},
+		{"narrow fact, full overlap", 2, 2, 2, 1},
+		{"narrow fact at the cap still plain", 1, 4, 3, plain(3, 4, 1)},
+		{"wide fact with a rare query entity stays reachable", 1, 20, 1, 1.0 / (1 + entityUnionCap)},
+		{"generic query entities count in W only", 1, 2, 2, 1.0 / 3},
+		{"no overlap", 0, 5, 2, 0},
+		{"no query entities", 1, 1, 0, 0},
+		{"inconsistent counts stay in range", 3, 1, 1, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, _ := anchoredJaccard(tc.anchors, tc.w, tc.fact)
+			got := anchoredJaccard(tc.shared, tc.total, tc.w)
 			if got != tc.want || math.IsNaN(got) || got < 0 || got > 1 {
-				t.Errorf("anchoredJaccard = %v, want %v", got, tc.want)
+				t.Errorf("anchoredJaccard(%d, %d, %d) = %v, want %v", tc.shared, tc.total, tc.w, got, tc.want)
 			}
 		})
-	}
-	if got, want := plain([]string{"老王", "风格"}, []string{"老王", "简约"}), 1.0/3; got != want {
-		t.Fatalf("plain Jaccard helper = %v, want %v", got, want)
 	}
 }
 

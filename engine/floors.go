@@ -15,21 +15,29 @@ type Floors struct {
 	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
 }
 
+// floorProfile is the set of floors one ranking pass applies: the strict floors, or the
+// loose ones of the relaxed retry, where the FTS bar becomes half of each reading's graded
+// terms (see gradedTerms.barFor) instead of MinFTSTerms.
+type floorProfile struct {
+	Floors
+	loose bool
+}
+
+func (f Floors) strict() floorProfile { return floorProfile{Floors: f} }
+
 // DefaultFloors are the strict profile.
 func DefaultFloors() Floors {
 	return Floors{MinFTSTerms: 2, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
 }
 
-// loose is the profile of the relaxed retry: any one graded term, a lower Jaccard bar and a
-// lower semantic bar. A genuinely unrelated query matches no graded term and stays empty.
-func (f Floors) loose() Floors {
+// loose is the profile of the relaxed retry: the FTS bar becomes half of each reading's
+// graded terms (see gradedTerms.looseBar), a lower Jaccard bar and a lower semantic bar. A
+// genuinely unrelated query still clears nothing and stays empty.
+func (f Floors) loose() floorProfile {
 	l := f
-	if l.MinFTSTerms > 1 {
-		l.MinFTSTerms = 1
-	}
 	l.MinJaccard = min(f.MinJaccard, 0.15)
 	l.MinSemanticSimilarity = f.MinSemanticSimilarity * 0.85
-	return l
+	return floorProfile{Floors: l, loose: f.MinFTSTerms > 0}
 }
 
 // gradedTerms are the query terms strong enough to count toward the FTS floor: every CJK
@@ -54,7 +62,7 @@ func gradeQuery(q string) gradedTerms {
 		n := utf8.RuneCountInString(term)
 		switch {
 		case query.IsCJK(r):
-			if n == 2 {
+			if n == 2 && !strings.ContainsAny(term, functionChars) {
 				g.add(term, term)
 			}
 		case n >= 5:
@@ -65,6 +73,11 @@ func gradeQuery(q string) gradedTerms {
 	}
 	return g
 }
+
+// functionChars are Chinese function characters (particles, pronouns, copulas, measure
+// words). A bigram that contains one ("的电", "话是") matches almost any sentence, so it is
+// searched but not graded: "老张的电话是多少" must not clear the floor on 的电 and 话是.
+const functionChars = "的了是在和与及或有也都就还又很吗呢吧啊呀着过把被让给对从向到这那哪谁什么个一不没我你他她它们之其"
 
 // matchStem is the part of a word that its inflections share, for a substring test: the
 // Porter2 stem, less a final "i" that stands for "y" or a final "e" that "-ing" drops
@@ -111,9 +124,18 @@ func (g *gradedTerms) add(term, shown string) {
 }
 
 // bar is the FTS floor for this query: the configured floor clamped to what the graded
-// text can reach (a 3-character CJK query has one trigram), 0 when nothing is graded.
+// text can reach (a 2-character CJK query has one bigram), 0 when nothing is graded.
 func (g gradedTerms) bar(configured int) int {
 	return min(configured, len(g.terms))
+}
+
+// barFor is the FTS floor under a profile: the strict bar, or for the relaxed retry half of
+// the graded terms (at least 1), so a long query is not answered by one shared word.
+func (g gradedTerms) barFor(f floorProfile) int {
+	if f.loose && len(g.terms) > 0 {
+		return max(1, (len(g.terms)+1)/2)
+	}
+	return g.bar(f.MinFTSTerms)
 }
 
 // matched returns the graded terms text contains, as the query wrote them.

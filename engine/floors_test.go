@@ -24,7 +24,8 @@ func TestGradeQuery(t *testing.T) {
 		{"Go or Rust", nil, 0},         // nothing graded: not FTS-floored at all
 		{"API Go", []string{"api"}, 1}, // an acronym is graded, so API still finds API
 		{"python version", []string{"python", "version"}, 2},
-		{"use the api", nil, 0},                             // 3-letter words are not graded
+		{"use the api", nil, 0},
+		{"老张的电话是多少", []string{"老张", "电话", "多少"}, 2},         // bigrams with 的/是 are not graded                             // 3-letter words are not graded
 		{"IBP in bacteria", []string{"ibp", "bacteria"}, 2}, // an acronym is specific
 		{"p53 mutations", []string{"p53", "mutations"}, 2},  // so is a word with a digit
 		{"周三 meeting", []string{"周三", "meeting"}, 2},        // graded Latin word: no CJK fallback
@@ -54,12 +55,27 @@ func TestGradedMatchUsesStems(t *testing.T) {
 func TestLooseProfile(t *testing.T) {
 	strict := DefaultFloors()
 	got := strict.loose()
-	want := Floors{MinFTSTerms: 1, MinJaccard: 0.15, MinSemanticSimilarity: strict.MinSemanticSimilarity * 0.85}
+	want := floorProfile{Floors: Floors{MinFTSTerms: 2, MinJaccard: 0.15, MinSemanticSimilarity: strict.MinSemanticSimilarity * 0.85}, loose: true}
 	if got != want {
 		t.Errorf("loose() = %+v, want %+v", got, want)
 	}
-	if off := (Floors{}).loose(); off != (Floors{}) {
+	if off := (Floors{}).loose(); off != (Floors{}).strict() {
 		t.Errorf("loose() of disabled floors = %+v, want all disabled", off)
+	}
+	bars := []struct {
+		query         string
+		strict, loose int
+	}{
+		{"python version", 2, 1},
+		{"周三", 1, 1},
+		{"Kafka 集群有几个分区", 2, 2}, // graded: kafka 集群 群有 分区 -> half is 2: one shared word is not enough
+		{"the api", 0, 0},
+	}
+	for _, b := range bars {
+		g := gradeQuery(b.query)
+		if s, l := g.barFor(strict.strict()), g.barFor(got); s != b.strict || l != b.loose {
+			t.Errorf("%q bars: strict %d loose %d, want %d and %d (graded %v)", b.query, s, l, b.strict, b.loose, g.shown)
+		}
 	}
 }
 
@@ -165,7 +181,7 @@ func TestFuseBreaksTiesDeterministically(t *testing.T) {
 		{key: candidateKey{"fact", 4}, raw: 1},
 		{key: candidateKey{"fact", 5}, raw: 0},
 	}}
-	got := fuse(legs, []float64{1})
+	got := fuse([]fusedLeg{{scores: legs[0], weight: 1}})
 	want := []fused{
 		{candidateKey{"fact", 3}, 1}, {candidateKey{"fact", 9}, 1}, {candidateKey{"chunk", 1}, 1},
 		{candidateKey{"fact", 4}, 0.5},
@@ -175,14 +191,14 @@ func TestFuseBreaksTiesDeterministically(t *testing.T) {
 	}
 }
 
-func TestFuseWeightsHeadNormalizedLegs(t *testing.T) {
+func TestFuseWeightsLegs(t *testing.T) {
 	a, b := candidateKey{"fact", 1}, candidateKey{"fact", 2}
-	legs := [][]legScore{
-		{{key: a, raw: 10}, {key: b, raw: 5}},    // bm25-like scale
-		{{key: b, raw: 0.4}, {key: a, raw: 0.1}}, // Jaccard-like scale
+	legs := []fusedLeg{
+		{scores: []legScore{{key: a, raw: 10}, {key: b, raw: 5}}, weight: 1},                      // bm25: relative
+		{scores: []legScore{{key: b, raw: 0.4}, {key: a, raw: 0.1}}, weight: 0.5, absolute: true}, // Jaccard
 	}
-	got := fuse(legs, []float64{1, 0.5})
-	want := []fused{{a, 1 + 0.5*0.25}, {b, 0.5 + 0.5}}
+	got := fuse(legs)
+	want := []fused{{a, 1 + 0.5*0.1}, {b, 0.5 + 0.5*0.4}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{}), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("fuse (-want +got):\n%s", diff)
 	}

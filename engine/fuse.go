@@ -48,14 +48,31 @@ type fused struct {
 	score float64
 }
 
-// fuse adds each leg's head-normalized scores times the leg's weight, then sorts by score,
+// fusedLeg is one leg's scores with its weight. Absolute legs (scores already on a fixed
+// [0, 1] scale, like the entity leg's Jaccard) enter as they are; relative ones (bm25) are
+// divided by their best score in this query first.
+type fusedLeg struct {
+	scores   []legScore
+	weight   float64
+	absolute bool
+}
+
+// fuse adds each leg's (normalized) scores times the leg's weight, then sorts by score,
 // memories before knowledge, then id, so equal scores always come out in the same order. The
 // fused number is only comparable within one query: never threshold on it.
-func fuse(legs [][]legScore, weights []float64) []fused {
+func fuse(legs []fusedLeg) []fused {
 	total := map[candidateKey]float64{}
-	for i, leg := range legs {
-		for key, norm := range headNormalize(leg) {
-			total[key] += weights[i] * norm
+	for _, leg := range legs {
+		if leg.absolute {
+			for _, s := range leg.scores {
+				if s.raw > 0 && s.raw <= 1 {
+					total[s.key] += leg.weight * s.raw
+				}
+			}
+			continue
+		}
+		for key, norm := range headNormalize(leg.scores) {
+			total[key] += leg.weight * norm
 		}
 	}
 	out := make([]fused, 0, len(total))

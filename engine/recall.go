@@ -52,14 +52,16 @@ type DocRef struct {
 
 // Hit is one recalled fact or chunk. Score is only comparable within one result.
 type Hit struct {
-	Source    Source    `json:"source"`
-	ID        int64     `json:"id"`
-	Text      string    `json:"text"`
-	Score     float64   `json:"score"`
-	Legs      LegScores `json:"legs"`
-	Why       string    `json:"why"`
-	Matched   []string  `json:"matched,omitempty"`
-	Anchors   []string  `json:"anchors,omitempty"`
+	Source  Source    `json:"source"`
+	ID      int64     `json:"id"`
+	Text    string    `json:"text"`
+	Score   float64   `json:"score"`
+	Legs    LegScores `json:"legs"`
+	Why     string    `json:"why"`
+	Matched []string  `json:"matched,omitempty"`
+	Anchors []string  `json:"anchors,omitempty"`
+	// FTSBar is the FTS floor this hit cleared (0: the query was not FTS-graded).
+	FTSBar    int       `json:"fts_bar,omitempty"`
 	Space     string    `json:"space"`
 	CreatedAt time.Time `json:"created_at"`
 	Doc       *DocRef   `json:"doc,omitempty"`
@@ -148,6 +150,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	if len(hits) > k {
 		hits = hits[:k]
 	}
+	if err := e.explainHits(ctx, hits, evidence); err != nil {
+		return RecallResult{}, err
+	}
 	res.Hits = append(res.Hits, hits...)
 	return res, nil
 }
@@ -155,11 +160,11 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 // rankWithRetry ranks under the strict floors and, when that leaves nothing, once more under
 // the loose ones.
 func (e *Engine) rankWithRetry(evidence []*sourceEvidence, plan queryPlan) ([]Hit, FloorReport, bool) {
-	strict := *e.opts.Floors
-	hits, report := e.rank(evidence, plan, strict)
-	if len(hits) == 0 && strict != strict.loose() {
-		if loose, looseReport := e.rank(evidence, plan, strict.loose()); len(loose) > 0 {
-			return loose, looseReport, true
+	floors := *e.opts.Floors
+	hits, report := e.rank(evidence, plan, floors.strict())
+	if loose := floors.loose(); len(hits) == 0 && loose != floors.strict() {
+		if looseHits, looseReport := e.rank(evidence, plan, loose); len(looseHits) > 0 {
+			return looseHits, looseReport, true
 		}
 	}
 	return hits, report, false
@@ -211,10 +216,10 @@ func (p queryPlan) empty() bool {
 }
 
 // ftsGrade grades one candidate text against every reading of the query and keeps the best.
-func (p queryPlan) ftsGrade(lowerText string, configured int) ftsGrade {
+func (p queryPlan) ftsGrade(lowerText string, floors floorProfile) ftsGrade {
 	var best ftsGrade
 	for i, g := range p.graded {
-		cur := ftsGrade{matched: g.matched(lowerText), bar: g.bar(configured)}
+		cur := ftsGrade{matched: g.matched(lowerText), bar: g.barFor(floors)}
 		if i == 0 || cur.passes() && (!best.passes() || len(cur.matched) > len(best.matched)) {
 			best = cur
 		}
@@ -228,6 +233,7 @@ type sourceEvidence struct {
 	candidates map[candidateKey]store.Candidate
 	lexical    map[candidateKey]float64 // combined lexical raw score
 	entity     map[candidateKey]entityHit
+	anchors    []string // the query's anchors in this source
 }
 
 // gather runs the legs over one source and keeps every candidate with its raw scores;
@@ -285,11 +291,11 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		}
 	}
 
-	ents, err := e.entityLeg(ctx, kind, sc.Space, plan.entities)
+	ents, anchors, err := e.entityLeg(ctx, kind, sc.Space, plan.entities)
 	if err != nil {
 		return nil, err
 	}
-	ev.entity = ents
+	ev.entity, ev.anchors = ents, anchors
 	var missing []int64
 	for key := range ents {
 		if _, ok := ev.candidates[key]; !ok {
@@ -322,8 +328,8 @@ func (e *Engine) substring(ctx context.Context, kind string, terms []string, sc 
 }
 
 // rank applies one floor profile to the gathered evidence and fuses what survives.
-func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors Floors) ([]Hit, FloorReport) {
-	report := FloorReport{Floors: floors, FTSBar: plan.graded[0].bar(floors.MinFTSTerms)}
+func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorProfile) ([]Hit, FloorReport) {
+	report := FloorReport{Floors: floors.Floors, FTSBar: plan.graded[0].barFor(floors)}
 	inWindow := func(c store.Candidate) bool {
 		return plan.when == nil || !c.CreatedAt.Before(plan.when.From) && c.CreatedAt.Before(plan.when.To)
 	}
@@ -336,7 +342,7 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors Floors)
 			if !inWindow(c) {
 				continue
 			}
-			g := plan.ftsGrade(strings.ToLower(c.Text), floors.MinFTSTerms)
+			g := plan.ftsGrade(strings.ToLower(c.Text), floors)
 			if !g.passes() {
 				report.DroppedFTS++
 				continue
@@ -349,32 +355,37 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors Floors)
 			if !ok || !inWindow(c) {
 				continue
 			}
-			if h.score < floors.MinJaccard {
+			if !h.passes(floors) {
 				report.DroppedEntity++
 				continue
 			}
 			entities = append(entities, legScore{key: key, raw: h.score})
 		}
-		for _, f := range fuse([][]legScore{lexical, entities}, []float64{e.opts.Weights.FTS, e.opts.Weights.Entity}) {
+		legs := []fusedLeg{
+			{scores: lexical, weight: e.opts.Weights.FTS},
+			// The entity leg's Jaccard is already an absolute similarity: dividing by its best
+			// would make a weak best match (0.25) count as much as the best lexical hit.
+			{scores: entities, weight: e.opts.Weights.Entity, absolute: true},
+		}
+		for _, f := range fuse(legs) {
 			c, g := ev.candidates[f.key], grades[f.key]
-			legs := LegScores{}
+			raw := LegScores{}
 			if _, ok := grades[f.key]; ok {
-				legs.FTS = ev.lexical[f.key]
+				raw.FTS = ev.lexical[f.key]
 			}
-			var anchors []string
-			if h, ok := ev.entity[f.key]; ok && h.score >= floors.MinJaccard {
-				legs.Entity, anchors = h.score, h.shared
+			if h, ok := ev.entity[f.key]; ok && h.passes(floors) {
+				raw.Entity = h.score
 			}
-			all = append(all, e.hit(c, f.score, legs, g.matched, anchors, g.bar))
+			all = append(all, e.hit(c, f.score, raw, g.matched, g.bar))
 		}
 	}
 	sortHits(all)
 	return all, report
 }
 
-func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched, anchors []string, bar int) Hit {
+func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched []string, bar int) Hit {
 	h := Hit{
-		ID: c.ID, Text: c.Text, Score: score, Legs: legs, Matched: matched, Anchors: anchors,
+		ID: c.ID, Text: c.Text, Score: score, Legs: legs, Matched: matched, FTSBar: bar,
 		Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory,
 	}
 	if c.Kind == store.KindChunk {
@@ -382,8 +393,37 @@ func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched, 
 		h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
 			LineStart: c.LineStart, LineEnd: c.LineEnd}
 	}
-	h.Why = explain(h, bar)
 	return h
+}
+
+// explainHits names the anchors each entity-leg hit shares (read only for the hits returned)
+// and writes every hit's why.
+func (e *Engine) explainHits(ctx context.Context, hits []Hit, evidence []*sourceEvidence) error {
+	for _, ev := range evidence {
+		source := SourceMemory
+		if ev.kind == store.KindChunk {
+			source = SourceKnowledge
+		}
+		var ids []int64
+		for _, h := range hits {
+			if h.Source == source && h.Legs.Entity > 0 {
+				ids = append(ids, h.ID)
+			}
+		}
+		shared, err := e.st.SharedEntities(ctx, ev.kind, ids, ev.anchors)
+		if err != nil {
+			return err
+		}
+		for i := range hits {
+			if hits[i].Source == source {
+				hits[i].Anchors = shared[hits[i].ID]
+			}
+		}
+	}
+	for i := range hits {
+		hits[i].Why = explain(hits[i], hits[i].FTSBar)
+	}
+	return nil
 }
 
 // explain says, in one line, which legs fired and on what.
@@ -415,8 +455,9 @@ func explain(h Hit, bar int) string {
 	return strings.Join(parts, " · ")
 }
 
-// sortHits orders by score, then memories before knowledge, then id: a deterministic order
-// for equal scores.
+// sortHits orders by score, then memories before knowledge, then the shorter text (with the
+// same evidence, the text that says less else is the closer match), then id: a deterministic
+// order for equal scores.
 func sortHits(hits []Hit) {
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
@@ -425,6 +466,9 @@ func sortHits(hits []Hit) {
 		}
 		if a.Source != b.Source {
 			return a.Source == SourceMemory
+		}
+		if len(a.Text) != len(b.Text) {
+			return len(a.Text) < len(b.Text)
 		}
 		return a.ID < b.ID
 	})

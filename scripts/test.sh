@@ -11,6 +11,10 @@ if [ -n "$unformatted" ]; then
   echo "$unformatted" >&2
   exit 1
 fi
+if ! go mod tidy -diff >/dev/null; then
+  echo "go.mod/go.sum are not tidy: run go mod tidy" >&2
+  exit 1
+fi
 go vet ./...
 go test -short -race -timeout 20m ./...
 go test -short -run '^$' -bench . -benchtime 1x -timeout 10m ./...

@@ -40,7 +40,9 @@ func putEntities(ctx context.Context, tx *sql.Tx, kind string, id int64, ents *E
 			}
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE `+ownerTable(kind)+` SET entity_rules = ? WHERE id = ?`, version, id)
+	_, err := tx.ExecContext(ctx, `UPDATE `+ownerTable(kind)+` SET entity_rules = ?,
+		entity_count = (SELECT count(*) FROM entities WHERE owner_kind = ? AND owner_id = ?) WHERE id = ?`,
+		version, kind, id, id)
 	return err
 }
 
@@ -105,69 +107,107 @@ func (s *Store) SetEntities(ctx context.Context, kind string, id int64, text str
 	return nil
 }
 
-// EntityStats are the document frequencies an entity query needs: df per asked entity over
-// the active owners of one space, and how many active owners the space has.
-type EntityStats struct {
-	DF    map[string]int
-	Total int
-}
-
-// scopeJoin joins entity rows to their owners and keeps active ones of the space.
-func scopeJoin(kind string) string {
+// scopeJoin joins entity rows to their owners and keeps active ones of space ("" for every
+// space). The space test is only written when there is one, so SQLite can use the index.
+func scopeJoin(kind, space string) (string, []any) {
 	if kind == KindChunk {
-		return ` JOIN chunks c ON c.id = e.owner_id JOIN documents d ON d.id = c.doc_id
-			WHERE e.owner_kind = 'chunk' AND (? = '' OR d.space = ?)`
-	}
-	return ` JOIN facts f ON f.id = e.owner_id
-		WHERE e.owner_kind = 'fact' AND f.status = 'active' AND (? = '' OR f.space = ?)`
-}
-
-// EntityDF counts, for each name, the active owners of kind in space that carry it.
-func (s *Store) EntityDF(ctx context.Context, kind, space string, names []string) (EntityStats, error) {
-	st := EntityStats{DF: map[string]int{}}
-	totalQ := `SELECT count(*) FROM facts WHERE status = 'active' AND (? = '' OR space = ?)`
-	if kind == KindChunk {
-		totalQ = `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE (? = '' OR d.space = ?)`
-	}
-	if err := s.db.QueryRowContext(ctx, totalQ, space, space).Scan(&st.Total); err != nil {
-		return st, fmt.Errorf("count %s owners: %w", kind, err)
-	}
-	if len(names) == 0 {
-		return st, nil
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT e.entity, count(*) FROM entities e`+scopeJoin(kind)+
-		` AND e.entity IN (SELECT value FROM json_each(?)) GROUP BY e.entity`,
-		space, space, stringsJSON(names))
-	if err != nil {
-		return st, fmt.Errorf("entity frequencies: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var n int
-		if err := rows.Scan(&name, &n); err != nil {
-			return st, fmt.Errorf("entity frequencies: %w", err)
+		q := ` JOIN chunks c ON c.id = e.owner_id JOIN documents d ON d.id = c.doc_id WHERE e.owner_kind = 'chunk'`
+		if space == "" {
+			return q, nil
 		}
-		st.DF[name] = n
+		return q + ` AND d.space = ?`, []any{space}
 	}
-	return st, rows.Err()
+	q := ` JOIN facts f ON f.id = e.owner_id WHERE e.owner_kind = 'fact' AND f.status = 'active'`
+	if space == "" {
+		return q, nil
+	}
+	return q + ` AND f.space = ?`, []any{space}
 }
 
-// EntityOwners returns the active owners of kind in space carrying any of anchors (at most
-// limit of them), each with its full entity set.
-func (s *Store) EntityOwners(ctx context.Context, kind, space string, anchors []string, limit int) (map[int64][]string, error) {
+// OwnerCount is the number of active facts (or chunks) in space ("" for every space): the N
+// an entity's document frequency is measured against.
+func (s *Store) OwnerCount(ctx context.Context, kind, space string) (int, error) {
+	q, args := `SELECT count(*) FROM facts WHERE status = 'active'`, []any{}
+	if kind == KindChunk {
+		q = `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1`
+		if space != "" {
+			q, args = q+` AND d.space = ?`, []any{space}
+		}
+	} else if space != "" {
+		q, args = q+` AND space = ?`, []any{space}
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count %s owners: %w", kind, err)
+	}
+	return n, nil
+}
+
+// EntityDF counts, for each name, the active owners of kind in space that carry it, but
+// stops counting at limit+1: the caller only asks whether a name is rare enough, and a
+// common one ("python" in every other fact) would otherwise cost a walk of all its rows.
+func (s *Store) EntityDF(ctx context.Context, kind, space string, names []string, limit int) (map[string]int, error) {
+	join, args := scopeJoin(kind, space)
+	df := make(map[string]int, len(names))
+	for _, name := range names {
+		var n int
+		q := `SELECT count(*) FROM (SELECT 1 FROM entities e` + join + ` AND e.entity = ? LIMIT ?)`
+		if err := s.db.QueryRowContext(ctx, q, append(append([]any{}, args...), name, limit+1)...).Scan(&n); err != nil {
+			return nil, fmt.Errorf("entity frequency: %w", err)
+		}
+		df[name] = n
+	}
+	return df, nil
+}
+
+// EntityMatch is one owner carrying some of the asked anchors.
+type EntityMatch struct {
+	Shared int // how many of the anchors it carries
+	Total  int // how many entities it has
+}
+
+// EntityMatches returns the active owners of kind in space carrying any of anchors, at most
+// limit of them, those sharing the most first. It reads only the anchors' postings.
+func (s *Store) EntityMatches(ctx context.Context, kind, space string, anchors []string, limit int) (map[int64]EntityMatch, error) {
 	if len(anchors) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `
-		WITH owners AS (
-			SELECT DISTINCT e.owner_id AS id FROM entities e`+scopeJoin(kind)+`
-			AND e.entity IN (SELECT value FROM json_each(?)) LIMIT ?)
-		SELECT e.owner_id, e.entity FROM entities e JOIN owners o ON o.id = e.owner_id
-		WHERE e.owner_kind = ?`,
-		space, space, stringsJSON(anchors), limit, kind)
+	owner := "f"
+	if kind == KindChunk {
+		owner = "c"
+	}
+	join, args := scopeJoin(kind, space)
+	rows, err := s.db.QueryContext(ctx, `SELECT e.owner_id, count(*), `+owner+`.entity_count FROM entities e`+join+`
+		AND e.entity IN (SELECT value FROM json_each(?))
+		GROUP BY e.owner_id ORDER BY count(*) DESC, e.owner_id LIMIT ?`,
+		append(args, stringsJSON(anchors), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("entity candidates: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]EntityMatch{}
+	for rows.Next() {
+		var id int64
+		var m EntityMatch
+		if err := rows.Scan(&id, &m.Shared, &m.Total); err != nil {
+			return nil, fmt.Errorf("entity candidates: %w", err)
+		}
+		out[id] = m
+	}
+	return out, rows.Err()
+}
+
+// SharedEntities returns, per owner, which of names it carries: the explanation of a few
+// entity-leg hits.
+func (s *Store) SharedEntities(ctx context.Context, kind string, ids []int64, names []string) (map[int64][]string, error) {
+	if len(ids) == 0 || len(names) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT owner_id, entity FROM entities
+		WHERE owner_kind = ? AND owner_id IN (SELECT value FROM json_each(?)) AND entity IN (SELECT value FROM json_each(?))
+		ORDER BY owner_id, entity`, kind, int64sJSON(ids), stringsJSON(names))
+	if err != nil {
+		return nil, fmt.Errorf("shared entities: %w", err)
 	}
 	defer rows.Close()
 	out := map[int64][]string{}
@@ -175,7 +215,7 @@ func (s *Store) EntityOwners(ctx context.Context, kind, space string, anchors []
 		var id int64
 		var name string
 		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("entity candidates: %w", err)
+			return nil, fmt.Errorf("shared entities: %w", err)
 		}
 		out[id] = append(out[id], name)
 	}

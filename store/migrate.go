@@ -19,6 +19,7 @@ var migrations = []migration{
 	{name: "facts, documents, chunks and their trigram indexes", sql: schemaV1},
 	{name: "entity and vector tables", sql: schemaV2},
 	{name: "word-level indexes", sql: schemaV3},
+	{name: "entity counts per owner", sql: schemaV4},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -154,6 +155,16 @@ END;
 CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN
 	DELETE FROM chunks_words WHERE rowid = old.id;
 END;
+`
+
+// Each owner keeps its number of entities, so the entity leg scores a candidate from the
+// anchor postings alone (|A∩F| by aggregation, |F| from the row) instead of reading every
+// candidate's whole entity set.
+const schemaV4 = `
+ALTER TABLE facts  ADD COLUMN entity_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chunks ADD COLUMN entity_count INTEGER NOT NULL DEFAULT 0;
+UPDATE facts  SET entity_count = (SELECT count(*) FROM entities WHERE owner_kind = 'fact'  AND owner_id = facts.id);
+UPDATE chunks SET entity_count = (SELECT count(*) FROM entities WHERE owner_kind = 'chunk' AND owner_id = chunks.id);
 `
 
 // migrate applies the missing migrations, each in its own transaction. The version is read

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ncruces/go-sqlite3/driver"
 )
 
@@ -437,27 +436,44 @@ func TestEntities(t *testing.T) {
 	pending, _, _ := s.AddFact(ctx, "default", "not extracted yet", "h3", nil)
 	s.AddFact(ctx, "other", "老王在别的空间", "h4", ents("老王"))
 
-	st, err := s.EntityDF(ctx, KindFact, "default", []string{"老王", "风格", "nobody"})
+	df, err := s.EntityDF(ctx, KindFact, "default", []string{"老王", "风格", "nobody"}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(EntityStats{DF: map[string]int{"老王": 1, "风格": 2}, Total: 3}, st); diff != "" {
+	if diff := cmp.Diff(map[string]int{"老王": 1, "风格": 2, "nobody": 0}, df); diff != "" {
 		t.Errorf("EntityDF (-want +got):\n%s", diff)
 	}
-	owners, err := s.EntityOwners(ctx, KindFact, "default", []string{"老王"}, 10)
+	if df, _ := s.EntityDF(ctx, KindFact, "default", []string{"风格"}, 0); df["风格"] != 1 {
+		t.Errorf("EntityDF capped at 0+1 = %v, want the count to stop at 1", df)
+	}
+	if n, err := s.OwnerCount(ctx, KindFact, "default"); err != nil || n != 3 {
+		t.Errorf("OwnerCount(default) = %d, %v; want 3", n, err)
+	}
+	if n, _ := s.OwnerCount(ctx, KindFact, ""); n != 4 {
+		t.Errorf("OwnerCount(every space) = %d, want 4", n)
+	}
+	owners, err := s.EntityMatches(ctx, KindFact, "default", []string{"老王", "风格"}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[int64][]string{wang: {"老王", "风格"}}, owners, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-		t.Errorf("EntityOwners (-want +got):\n%s", diff)
+	if diff := cmp.Diff(map[int64]EntityMatch{wang: {Shared: 2, Total: 2}, li: {Shared: 1, Total: 2}}, owners); diff != "" {
+		t.Errorf("EntityMatches (-want +got):\n%s", diff)
+	}
+	shared, err := s.SharedEntities(ctx, KindFact, []int64{wang, li}, []string{"老王", "nobody"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[int64][]string{wang: {"老王"}}, shared); diff != "" {
+		t.Errorf("SharedEntities (-want +got):\n%s", diff)
 	}
 
 	// A forgotten fact neither counts nor anchors.
 	if _, err := s.SetFactStatus(ctx, li, StatusDeleted); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := s.EntityDF(ctx, KindFact, "default", []string{"风格"}); st.DF["风格"] != 1 || st.Total != 2 {
-		t.Errorf("after forget: %+v; want 风格 in 1 of 2 active facts", st)
+	df, _ = s.EntityDF(ctx, KindFact, "default", []string{"风格"}, 10)
+	if n, _ := s.OwnerCount(ctx, KindFact, "default"); df["风格"] != 1 || n != 2 {
+		t.Errorf("after forget: df %v of %d facts; want 风格 in 1 of 2 active facts", df, n)
 	}
 
 	stale, total, err := s.StaleEntities(ctx, KindFact, 3, 10)
@@ -480,7 +496,7 @@ func TestEntities(t *testing.T) {
 	if _, err := s.EditFact(ctx, wang, "老王改喜欢复古风格", "h5", nil); err != nil {
 		t.Fatal(err)
 	}
-	if owners, _ := s.EntityOwners(ctx, KindFact, "default", []string{"老王"}, 10); len(owners) != 0 {
+	if owners, _ := s.EntityMatches(ctx, KindFact, "default", []string{"老王"}, 10); len(owners) != 0 {
 		t.Errorf("entities of the old text survive the edit: %v", owners)
 	}
 
@@ -490,7 +506,7 @@ func TestEntities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if owners, _ := s.EntityOwners(ctx, KindChunk, "", []string{"杭州"}, 10); len(owners) != 1 {
+	if owners, _ := s.EntityMatches(ctx, KindChunk, "", []string{"杭州"}, 10); len(owners) != 1 || owners[1].Total != 2 {
 		t.Errorf("chunk entity owners = %v, want 1", owners)
 	}
 	if err := s.DeleteDocument(ctx, id); err != nil {

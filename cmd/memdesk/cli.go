@@ -38,6 +38,7 @@ Usage:
 
 App:
   gui                             open the desktop app
+  mcp                             serve AI agents over the Model Context Protocol (stdio)
 
 Memories:
   remember [--space S] TEXT       store a fact (an identical one is reported as duplicate)
@@ -61,6 +62,7 @@ Evaluation:
   eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [-k 10] [--baseline] [--out FILE]
                                   measure recall on a corpus/queries/qrels benchmark
   eval --cases FILE               run a gold case file through the engine
+  bench [--facts 10000,100000]    ingest and recall speed on synthetic corpora vs plain FTS5
 
 Maintenance:
   stats                           what the database holds
@@ -180,8 +182,12 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.printConfig(cargs)
 	case "gui":
 		return c.gui(ctx, cargs)
+	case "mcp":
+		return c.mcp(ctx, cargs)
 	case "eval":
 		return c.eval(ctx, cargs)
+	case "bench":
+		return c.bench(ctx, cargs)
 	default:
 		return usagef("unknown command %q", cmd)
 	}

@@ -25,7 +25,8 @@ const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge]
 eval --cases FILE [--json] [--out FILE]`
 
 // eval measures retrieval in a scratch database, never the user's: a public benchmark
-// (--beir) or a file of hand-written cases (--cases).
+// (--beir) or a file of hand-written cases (--cases), with the regression cases derived from
+// them (collision, time word, irrelevant).
 func (c *cli) eval(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	beirDir := fs.String("beir", "", "benchmark directory with corpus.jsonl, queries.jsonl and qrels.jsonl")
@@ -180,10 +181,18 @@ func printBEIRReport(w io.Writer, rep eval.Report) {
 	tw.Flush()
 }
 
-// caseReports is the JSON of eval --cases: the two arms side by side, each labelled.
+// caseReports is the JSON of eval --cases: the two arms side by side, each labelled, for the
+// cases of the file and for the regression cases derived from them.
 type caseReports struct {
-	Real eval.CaseReport `json:"real"`
-	Stub eval.CaseReport `json:"stub"`
+	Real    eval.CaseReport `json:"real"`
+	Stub    eval.CaseReport `json:"stub"`
+	Derived derivedReports  `json:"derived"`
+}
+
+type derivedReports struct {
+	Skipped []eval.DerivedSkip `json:"skipped"`
+	Real    eval.DerivedReport `json:"real"`
+	Stub    eval.DerivedReport `json:"stub"`
 }
 
 func (c *cli) evalCases(ctx context.Context, path, out string) error {
@@ -198,10 +207,23 @@ func (c *cli) evalCases(ctx context.Context, path, out string) error {
 	if err != nil {
 		return err
 	}
+	// The facts are written as the cases run, so the derived time words are read against now.
+	derived := eval.Derive(cf, time.Now())
+	reps.Derived.Skipped = derived.Skipped
+	reps.Derived.Stub, err = eval.RunDerived(ctx, derived, eval.StubRetrieve, eval.CaseRunOptions{Arm: "stub"})
+	if err != nil {
+		return err
+	}
 	err = c.withScratchEngine(ctx, func(e *engine.Engine, _ string) error {
+		retrieve := enginearm.NewCases(e).Retrieve
 		progress, done := c.countProgress("cases")
-		reps.Real, err = eval.RunCases(ctx, cf, enginearm.NewCases(e).Retrieve,
-			eval.CaseRunOptions{Arm: "real", Latency: true, Progress: progress})
+		reps.Real, err = eval.RunCases(ctx, cf, retrieve, eval.CaseRunOptions{Arm: "real", Latency: true, Progress: progress})
+		done()
+		if err != nil {
+			return err
+		}
+		progress, done = c.countProgress("derived cases")
+		reps.Derived.Real, err = eval.RunDerived(ctx, derived, retrieve, eval.CaseRunOptions{Arm: "real", Progress: progress})
 		done()
 		return err
 	})
@@ -214,8 +236,8 @@ func (c *cli) evalCases(ctx context.Context, path, out string) error {
 	if err := c.emit(reps, func(w io.Writer) { printCaseReports(w, reps) }); err != nil {
 		return err
 	}
-	if s := reps.Real.Summary; s.Failed > 0 {
-		return fmt.Errorf("%d of %d case queries failed", s.Failed, s.Queries)
+	if s, d := reps.Real.Summary, reps.Derived.Real.Summary; s.Failed > 0 || d.Failed > 0 {
+		return fmt.Errorf("%d of %d case queries and %d of %d derived queries failed", s.Failed, s.Queries, d.Failed, d.Queries)
 	}
 	return nil
 }
@@ -245,17 +267,40 @@ func printCaseReports(w io.Writer, reps caseReports) {
 	if r.Latency != nil {
 		fmt.Fprintf(w, "real latency: p50 %.2f ms, p95 %.2f ms\n", r.Latency.P50, r.Latency.P95)
 	}
-	var failed []eval.CaseOutcome
-	for _, q := range r.Queries {
-		if !q.Pass {
-			failed = append(failed, q)
+	printFailures(w, "failed in the real arm:", r.Queries)
+	printDerivedReports(w, reps.Derived)
+}
+
+// printDerivedReports prints the derived cases' pass counts per kind, both arms side by side.
+// The stub arm is meant to fail collisions and time words: that is the fixtures biting.
+func printDerivedReports(w io.Writer, d derivedReports) {
+	fmt.Fprintf(w, "\nderived: %d queries (%d gold queries could not be derived from, see --json)\n\n",
+		d.Real.Summary.Queries, len(d.Skipped))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\t%9s\t%9s\n", "real", "stub")
+	for _, kind := range []eval.DerivedKind{eval.DerivedCollision, eval.DerivedTimeWord, eval.DerivedIrrelevant} {
+		r, s := d.Real.Kinds[kind], d.Stub.Kinds[kind]
+		fmt.Fprintf(tw, "%s\t%9s\t%9s\n", kind, fmt.Sprintf("%d/%d", r.Passed, r.Queries), fmt.Sprintf("%d/%d", s.Passed, s.Queries))
+	}
+	tw.Flush()
+	// Derived case names start with their kind (collision/work/3).
+	outcomes := make([]eval.CaseOutcome, len(d.Real.Queries))
+	for i, q := range d.Real.Queries {
+		outcomes[i] = q.CaseOutcome
+	}
+	printFailures(w, "derived queries failed in the real arm:", outcomes)
+}
+
+func printFailures(w io.Writer, title string, outcomes []eval.CaseOutcome) {
+	first := true
+	for _, q := range outcomes {
+		if q.Pass {
+			continue
 		}
-	}
-	if len(failed) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nfailed in the real arm:")
-	for _, q := range failed {
+		if first {
+			fmt.Fprintln(w, "\n"+title)
+			first = false
+		}
 		fmt.Fprintf(w, "  [%s] %q got %v: %s\n", q.Case, q.Query, q.Got, strings.Join(q.Why, "; "))
 	}
 }

@@ -141,8 +141,8 @@ func TestBilingualStubGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rep.Summary.Queries; got < 20 {
-		t.Errorf("bilingual case file has %d queries, want at least 20", got)
+	if got := rep.Summary.Queries; got < 60 {
+		t.Errorf("bilingual case file has %d queries, want at least 60", got)
 	}
 	unrelated := 0
 	for _, c := range cf.Cases {
@@ -152,8 +152,8 @@ func TestBilingualStubGolden(t *testing.T) {
 			}
 		}
 	}
-	if unrelated < 5 {
-		t.Errorf("bilingual case file has %d unrelated queries, want at least 5", unrelated)
+	if unrelated < 10 {
+		t.Errorf("bilingual case file has %d unrelated queries, want at least 10", unrelated)
 	}
 	evaltest.Golden(t, filepath.Join(caseDir, "bilingual.stub.golden.json"), rep, *update)
 }

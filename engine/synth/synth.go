@@ -1,6 +1,7 @@
-// Package synth generates deterministic synthetic memories for benchmarks: mixed Chinese and
-// English facts whose people, places, tools and topics follow a Zipf-like distribution, so a
-// few entities are everywhere and most are rare, as in a real person's notes.
+// Package synth generates deterministic synthetic memories and documents for benchmarks:
+// mixed Chinese and English facts whose people, places, tools and topics follow a Zipf-like
+// distribution, so a few entities are everywhere and most are rare, as in a real person's
+// notes, and Markdown documents made of the same kind of sentences for the knowledge side.
 package synth
 
 import (
@@ -24,8 +25,9 @@ var (
 
 // Generator yields facts; the same seed yields the same sequence.
 type Generator struct {
-	rng *rand.Rand
-	n   int
+	rng  *rand.Rand
+	n    int // sentences made so far: the sequence-derived detail of the next one
+	docs int // documents made so far
 }
 
 // New returns a generator seeded with seed.
@@ -54,9 +56,12 @@ func (g *Generator) pick(list []string) string { return list[g.zipf(len(list))] 
 
 // Fact returns the next fact: about half Chinese, half English, each unique thanks to a
 // sequence-derived detail (a ticket number or a room), the way real notes carry specifics.
-func (g *Generator) Fact() string {
+func (g *Generator) Fact() string { return g.sentence(g.rng.IntN(2) == 0) }
+
+// sentence makes one fact-shaped sentence, in Chinese when zh is set.
+func (g *Generator) sentence(zh bool) string {
 	g.n++
-	if g.rng.IntN(2) == 0 {
+	if zh {
 		who := g.pick(surnames) + g.pick(givenNames)
 		return fmt.Sprintf("%s%s在%s%s%s，编号%d", who, g.pick(zhTimes), g.pick(cities), g.pick(zhVerbs), g.pick(zhThings), g.n)
 	}
@@ -81,4 +86,62 @@ func Queries() []string {
 		"python", "kubernetes staging", "who maintains the billing service", "Go 1.26", "OPS-4242",
 		"量子纠缠实验", "submarine volcano", strings.Repeat("长", 3),
 	}
+}
+
+// Document is a synthetic Markdown file for the knowledge side of a benchmark.
+type Document struct {
+	Name string // file name, unique among one generator's documents: "doc-0001.md"
+	Text string
+}
+
+var (
+	zhTitles = []string{"项目周报", "会议纪要", "旅行计划", "预算说明", "值班手册", "读书笔记"}
+	enTitles = []string{"Runbook", "Design notes", "Postmortem", "Onboarding guide", "Release checklist", "Migration plan"}
+)
+
+// Documents returns n Markdown documents, each a title over three to five sections of two
+// or three paragraphs. Paragraphs are runs of sentences shaped like Fact, in one language
+// per paragraph, so a document mixes Chinese and English the way shared notes do and
+// imports as several chunks with headings.
+func (g *Generator) Documents(n int) []Document {
+	out := make([]Document, n)
+	for i := range out {
+		g.docs++
+		var b strings.Builder
+		if g.rng.IntN(2) == 0 {
+			fmt.Fprintf(&b, "# %s %d\n\n", g.pick(zhTitles), g.docs)
+		} else {
+			fmt.Fprintf(&b, "# %s: %s %d\n\n", g.pick(enTitles), g.pick(enObjects), g.docs)
+		}
+		for range 3 + g.rng.IntN(3) {
+			if g.rng.IntN(2) == 0 {
+				fmt.Fprintf(&b, "## %s%s\n\n", g.pick(cities), g.pick(zhThings))
+			} else {
+				fmt.Fprintf(&b, "## %s and %s\n\n", g.pick(tools), g.pick(enObjects))
+			}
+			for range 2 + g.rng.IntN(2) {
+				b.WriteString(g.paragraph())
+				b.WriteString("\n\n")
+			}
+		}
+		out[i] = Document{Name: fmt.Sprintf("doc-%04d.md", g.docs), Text: b.String()}
+	}
+	return out
+}
+
+// paragraph is three to five Fact-shaped sentences in one language.
+func (g *Generator) paragraph() string {
+	zh := g.rng.IntN(2) == 0
+	var b strings.Builder
+	for i := range 3 + g.rng.IntN(3) {
+		switch {
+		case zh:
+			b.WriteString(g.sentence(true) + "。")
+		case i > 0:
+			b.WriteString(" " + g.sentence(false) + ".")
+		default:
+			b.WriteString(g.sentence(false) + ".")
+		}
+	}
+	return b.String()
 }

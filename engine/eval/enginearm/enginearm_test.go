@@ -8,12 +8,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/eval"
 	"github.com/memdesk/memdesk/engine/eval/evaltest"
 )
@@ -209,19 +212,48 @@ func TestCasesRetrieve(t *testing.T) {
 	}
 }
 
-// TestBilingualRealGolden runs the bilingual case file through the real engine. A ranking
-// change shows as a diff of the golden report; go test -update rewrites it.
+// sharedExtractor loads the entity extractor once per test binary (it takes seconds): the
+// golden reports run with every leg the app has, as memdesk eval --cases does.
+var sharedExtractor = sync.OnceValues(func() (*entity.Extractor, error) {
+	return entity.New(context.Background())
+})
+
+// TestBilingualRealGolden runs the bilingual case file and the regression cases derived from
+// it through the real engine, with the entity leg. A ranking change shows as a diff of the
+// golden reports; go test -update rewrites them.
 func TestBilingualRealGolden(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "testdata", "eval")
 	cf, err := eval.LoadCases(filepath.Join(dir, "bilingual.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := eval.RunCases(context.Background(), cf, NewCases(openEngine(t)).Retrieve, eval.CaseRunOptions{Arm: "real"})
+	x, err := sharedExtractor()
 	if err != nil {
 		t.Fatal(err)
 	}
-	evaltest.Golden(t, filepath.Join(dir, "bilingual.real.golden.json"), rep, *update)
+	e, err := engine.Open(context.Background(), filepath.Join(t.TempDir(), "eval.db"), engine.Options{Entities: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	// One retriever for both: the derived negative controls reuse the gold cases' spaces.
+	retrieve := NewCases(e).Retrieve
+
+	t.Run("gold", func(t *testing.T) {
+		rep, err := eval.RunCases(context.Background(), cf, retrieve, eval.CaseRunOptions{Arm: "real"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evaltest.Golden(t, filepath.Join(dir, "bilingual.real.golden.json"), rep, *update)
+	})
+	t.Run("derived", func(t *testing.T) {
+		// Facts are written as the test runs, so the time words are read against now too.
+		rep, err := eval.RunDerived(context.Background(), eval.Derive(cf, time.Now()), retrieve, eval.CaseRunOptions{Arm: "real"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evaltest.Golden(t, filepath.Join(dir, "bilingual.derived.real.golden.json"), rep, *update)
+	})
 }
 
 // BenchmarkLoadMemory measures the memory load path (one Remember per document), the

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+// The MCP front-end: the same engine requests and results as the CLI and the GUI, served to
+// AI agents as Model Context Protocol tools over stdio. Engine errors become tool errors in
+// one place (toolError); protocol framing, schemas and validation are the SDK's.
+
+const (
+	// listDefaultLimit and listMaxLimit bound list_memories: an agent reads every row it
+	// gets into its context window, so a list is a page, not the whole store.
+	listDefaultLimit = 50
+	listMaxLimit     = 500
+)
+
+// mcpInstructions tells a connected agent what memdesk is for and when to call it.
+const mcpInstructions = `memdesk is the user's local long-term memory (facts worth keeping, written by the user or by you) and knowledge base (documents the user imported). Chinese and English both work.
+Call recall before answering questions about the user, their projects, preferences or earlier decisions. Call remember to keep a durable fact: one self-contained statement per call, e.g. "CI uses Python 3.12" or "老王喜欢简约风格".
+Recall returns hits best first, each with a "why". No hits is a valid answer: nothing stored is relevant enough.`
+
+// mcp serves the configured database to one MCP client over stdin and stdout until stdin
+// closes or ctx is cancelled (Ctrl-C, SIGTERM). Logs go to stderr: stdout is the protocol.
+func (c *cli) mcp(ctx context.Context, args []string) (err error) {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	pos, err := c.parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("mcp: takes no arguments, got %q (choose the database with memdesk --db PATH mcp)", joinArgs(pos))
+	}
+	e, err := c.openEngine(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+	}()
+
+	// The entity extractor loads and stale entity rows are swept in the background; recall
+	// answers on the lexical leg meanwhile. The engine closes only after this has stopped
+	// (deferred calls run last-in first-out).
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	var background sync.WaitGroup
+	background.Go(func() {
+		if err := e.Run(bgCtx); err != nil && bgCtx.Err() == nil {
+			c.log.Warn("entity leg unavailable; recall uses the lexical leg only", "err", err)
+		}
+	})
+	defer func() {
+		stopBackground()
+		background.Wait()
+	}()
+
+	c.log.Info("serving MCP on stdio", "db", e.Path())
+	return serveMCP(ctx, newMCPServer(e, c.log), c.in, c.out)
+}
+
+// serveMCP runs one MCP session over newline-delimited JSON-RPC on in and out. It returns
+// when in ends or ctx is cancelled; either way every request already read is answered
+// first. Cancellation is the normal way to stop a server and returns nil.
+func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writer) error {
+	// Neither stream is ours to close. A read blocked on a stdin that never ends stays
+	// blocked in the SDK's reader goroutine until the process exits; nothing waits for it.
+	t := drainTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	session, err := server.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("start MCP session: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- session.Wait() }()
+	select {
+	case err := <-ended:
+		if err != nil {
+			return fmt.Errorf("MCP session: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		// Close refuses new calls, lets the calls in flight finish and answer, then ends.
+		session.Close()
+		<-ended
+		return nil
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// drainTransport holds back the end of the input until every request read from it has
+// been answered. The SDK, on reading EOF, cancels the calls still in flight and refuses to
+// write their responses, so a client that writes its requests and closes stdin (a script,
+// a test, an agent shutting down) would lose the answers it is waiting for. (A handler that
+// called back to the client after EOF would wait for ever; memdesk's tools never do.)
+//
+// The wrapper hides the SDK's unexported session-state hook from the stdio connection,
+// whose only use is to refuse JSON-RPC batches under protocol 2025-06-18 and later; with it
+// hidden, batches are accepted under every version.
+type drainTransport struct{ mcp.Transport }
+
+func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &drainConn{Connection: conn, pending: map[jsonrpc.ID]bool{}, closed: make(chan struct{})}, nil
+}
+
+// methodSubscriptionsListen opens a notification stream (SEP-2575); the SDK does not export it.
+const methodSubscriptionsListen = "subscriptions/listen"
+
+// drainConn tracks the calls read and not yet answered.
+type drainConn struct {
+	mcp.Connection
+
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]bool // ids of calls read and not yet answered
+	answered chan struct{}       // closed when pending empties; nil when nobody waits
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: stop waiting, the connection is going away
+}
+
+func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		c.waitAnswered(ctx)
+		return nil, err
+	}
+	// A subscriptions/listen call is a stream the client ends by cancelling it, not a call
+	// it waits on: waiting for its answer would keep a finished session open for ever.
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != methodSubscriptionsListen {
+		c.mu.Lock()
+		c.pending[req.ID] = true
+		c.mu.Unlock()
+	}
+	return msg, nil
+}
+
+func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		// Written or failed, the call is over: a broken writer must not hold the reader.
+		c.mu.Lock()
+		delete(c.pending, resp.ID)
+		if len(c.pending) == 0 && c.answered != nil {
+			close(c.answered)
+			c.answered = nil
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *drainConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Connection.Close()
+}
+
+// waitAnswered blocks until no call is pending, the connection is closed or ctx is done.
+func (c *drainConn) waitAnswered(ctx context.Context) {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	if c.answered == nil {
+		c.answered = make(chan struct{})
+	}
+	answered := c.answered
+	c.mu.Unlock()
+	select {
+	case <-answered:
+	case <-c.closed:
+	case <-ctx.Done():
+	}
+}
+
+// Tool inputs. Field descriptions (the jsonschema tags) are what an agent reads to fill
+// them in; bounds and enums the tags cannot say are added in newMCPServer.
+
+type rememberArgs struct {
+	Text  string `json:"text" jsonschema:"The fact to remember: one self-contained statement in the user's language, e.g. CI uses Python 3.12 or 老王喜欢简约风格."`
+	Space string `json:"space,omitempty" jsonschema:"Space (namespace) to keep the fact in, e.g. a project name; omit for the default space."`
+}
+
+type recallArgs struct {
+	Query  string        `json:"query" jsonschema:"What to look for: keywords or a question, in Chinese or English. Time words such as yesterday or 上周 limit memories to when they were written."`
+	K      int           `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
+	Space  string        `json:"space,omitempty" jsonschema:"Space to search; omit for the default space. One recall searches one space."`
+	Source engine.Source `json:"source,omitempty" jsonschema:"What to search: all (the default), memory (remembered facts only) or knowledge (imported documents only)."`
+}
+
+type forgetArgs struct {
+	ID int64 `json:"id" jsonschema:"The memory's id, as returned by remember, recall or list_memories."`
+}
+
+type listArgs struct {
+	Space  string `json:"space,omitempty" jsonschema:"Only memories in this space; omit to list every space."`
+	All    bool   `json:"all,omitempty" jsonschema:"Also list forgotten and superseded memories; their status says which."`
+	Filter string `json:"filter,omitempty" jsonschema:"Only memories whose text contains this substring."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Most memories to return, newest first."`
+	Offset int    `json:"offset,omitempty" jsonschema:"Skip this many memories first, to page through a long list."`
+}
+
+type kbSearchArgs struct {
+	Query string `json:"query" jsonschema:"What to look for in the imported documents: keywords or a question, in Chinese or English."`
+	K     int    `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
+	Space string `json:"space,omitempty" jsonschema:"Space to search; omit for the default space."`
+}
+
+type statsArgs struct{}
+
+// newMCPServer builds the MCP server over e: six tools, each a thin mapping onto one engine
+// call that returns the engine's own result struct, so agents see what `memdesk --json`
+// prints. It starts nothing; serveMCP or a test connects it to a transport.
+func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "memdesk", Title: "memdesk", Version: buildVersion()}, &mcp.ServerOptions{
+		Instructions: mcpInstructions,
+		Logger:       log,
+		// Tools only, and a fixed set of them; memdesk logs to stderr, not to the client.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
+	})
+	closedWorld := new(false) // every tool works on the local database only
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}
+
+	addTool(s, log, &mcp.Tool{
+		Name: "remember",
+		Description: "Keep one fact in the user's long-term memory. Write a single self-contained statement " +
+			"(who or what, and the fact); documents belong in the knowledge base, not here. Text identical to an " +
+			"active fact in the same space writes nothing and comes back as status \"duplicate\" with that fact's id. " +
+			"Returns {fact_id, status: added|duplicate}.",
+		InputSchema: inputSchema[rememberArgs](nil),
+		Annotations: &mcp.ToolAnnotations{Title: "Remember a fact", IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: closedWorld},
+	}, func(ctx context.Context, a rememberArgs) (engine.RememberResult, error) {
+		return e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: a.Text, Space: a.Space})
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name: "recall",
+		Description: "Search the user's memories and imported documents. Returns {query, hits, relaxed, semantic, floors, notes}. " +
+			"Hits come best first; each has source (memory|knowledge), id, text, space, created_at, score (comparable only " +
+			"within one answer), legs (each retrieval leg's raw score), why (what matched), and for knowledge a doc " +
+			"{path, title, heading, line_start, line_end} to cite. Empty hits is a valid answer: nothing cleared the " +
+			"relevance floors. relaxed=true means only looser matches were found. notes explain time filtering.",
+		InputSchema: inputSchema[recallArgs](func(p map[string]*jsonschema.Schema) {
+			p["k"].Minimum = new(1.0)
+			p["source"].Enum = []any{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}
+		}),
+		Annotations: withTitle(readOnly, "Recall memories and knowledge"),
+	}, func(ctx context.Context, a recallArgs) (engine.RecallResult, error) {
+		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: a.Source})
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name: "forget",
+		Description: "Forget one memory by id. It stops appearing in recall and list_memories but is kept: the user " +
+			"can bring it back with `memdesk restore ID`. Returns {fact_id, status: forgotten|unchanged}; unchanged " +
+			"means it was already forgotten.",
+		InputSchema: inputSchema[forgetArgs](func(p map[string]*jsonschema.Schema) {
+			p["id"].Minimum = new(1.0)
+		}),
+		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", IdempotentHint: true, DestructiveHint: new(true), OpenWorldHint: closedWorld},
+	}, func(ctx context.Context, a forgetArgs) (engine.RememberResult, error) {
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionForget, ID: a.ID})
+		if errors.Is(err, engine.ErrNotFound) {
+			err = fmt.Errorf("%w: no memory has id %d; recall and list_memories show the ids", engine.ErrNotFound, a.ID)
+		}
+		return res, err
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name: "list_memories",
+		Description: fmt.Sprintf("List remembered facts newest first, with id, text, space, status and times. Use it to "+
+			"browse or to find an id; use recall to search. Returns {facts}: at most limit facts (default %d), page "+
+			"with offset.", listDefaultLimit),
+		InputSchema: inputSchema[listArgs](func(p map[string]*jsonschema.Schema) {
+			p["limit"].Minimum = new(1.0)
+			p["limit"].Maximum = new(float64(listMaxLimit))
+			p["limit"].Default = json.RawMessage(fmt.Sprint(listDefaultLimit))
+			p["offset"].Minimum = new(0.0)
+		}),
+		Annotations: withTitle(readOnly, "List memories"),
+	}, func(ctx context.Context, a listArgs) (engine.ListResult, error) {
+		if a.Limit <= 0 {
+			a.Limit = listDefaultLimit
+		}
+		return e.List(ctx, engine.ListRequest{Space: a.Space, All: a.All, Filter: a.Filter, Limit: a.Limit, Offset: a.Offset})
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name: "kb_search",
+		Description: "Search only the knowledge base: documents the user imported (Markdown, text, HTML, PDF) with " +
+			"`memdesk kb add`. Same answer as recall; each hit's doc gives the file path, title, heading and line " +
+			"range to cite.",
+		InputSchema: inputSchema[kbSearchArgs](func(p map[string]*jsonschema.Schema) {
+			p["k"].Minimum = new(1.0)
+		}),
+		Annotations: withTitle(readOnly, "Search the knowledge base"),
+	}, func(ctx context.Context, a kbSearchArgs) (engine.RecallResult, error) {
+		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: engine.SourceKnowledge})
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name: "stats",
+		Description: "What the memdesk database holds: active, superseded and forgotten facts, documents, chunks, " +
+			"spaces, file size, schema version and the semantic leg's state.",
+		InputSchema: inputSchema[statsArgs](nil),
+		Annotations: withTitle(readOnly, "Database statistics"),
+	}, func(ctx context.Context, _ statsArgs) (engine.Stats, error) {
+		return e.Stats(ctx)
+	})
+	return s
+}
+
+// addTool registers one tool whose handler is a plain engine call. A failed call, and a
+// panic, become a tool error (isError with a message) so the agent can correct itself and
+// the server keeps serving.
+func addTool[In, Out any](s *mcp.Server, log *slog.Logger, tool *mcp.Tool, call func(context.Context, In) (Out, error)) {
+	mcp.AddTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
+		start := time.Now()
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error("MCP tool panicked", "tool", tool.Name, "panic", p, "stack", string(debug.Stack()))
+				err = fmt.Errorf("%s failed inside memdesk (a bug; the server is still running): %v", tool.Name, p)
+			}
+			log.Debug("MCP tool call", "tool", tool.Name, "took", time.Since(start), "err", err)
+		}()
+		out, err = call(ctx, in)
+		if err != nil {
+			return nil, out, toolError(log, tool.Name, err)
+		}
+		return nil, out, nil
+	})
+}
+
+// toolError is the MCP server's one mapping from engine errors to tool errors. Mistakes
+// the agent can fix come back as the engine's sentence without the sentinel's own words;
+// anything else is also logged, since the agent cannot fix it and the person running the
+// server may need to.
+func toolError(log *slog.Logger, tool string, err error) error {
+	for _, sentinel := range []error{engine.ErrBadRequest, engine.ErrInvalidText, engine.ErrNotFound, engine.ErrDuplicate} {
+		if errors.Is(err, sentinel) {
+			return errors.New(strings.TrimPrefix(err.Error(), sentinel.Error()+": "))
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%s was cancelled", tool)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s took too long and was stopped; try again", tool)
+	}
+	log.Warn("MCP tool failed", "tool", tool, "err", err)
+	return fmt.Errorf("%s failed: %w", tool, err)
+}
+
+// inputSchema infers In's JSON schema, descriptions included, and lets refine add what
+// struct tags cannot express (bounds, enums, defaults).
+func inputSchema[In any](refine func(props map[string]*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("input schema for %T: %v", *new(In), err)) // a bug in the types above
+	}
+	if refine != nil {
+		refine(s.Properties)
+	}
+	return s
+}
+
+func withTitle(a *mcp.ToolAnnotations, title string) *mcp.ToolAnnotations {
+	c := *a
+	c.Title = title
+	return &c
+}
+
+// buildVersion is memdesk's module version as the Go toolchain recorded it.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
