@@ -20,8 +20,8 @@ import (
 	"github.com/memdesk/memdesk/engine/eval/enginearm"
 )
 
-const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [-k 10] [--baseline]
-     [--limit-queries N] [--json] [--out FILE]
+const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [--legs fts,entity] [-k 10]
+     [--baseline] [--limit-queries N] [--json] [--out FILE]
 eval --cases FILE [--json] [--out FILE]`
 
 // eval measures retrieval in a scratch database, never the user's: a public benchmark
@@ -37,6 +37,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	baseline := fs.Bool("baseline", false, "also run plain BM25 over the same corpus")
 	limit := fs.Int("limit-queries", 0, "only the first N queries (0: all)")
 	out := fs.String("out", "", "also write the JSON report to this file")
+	legs := fs.String("legs", "fts,entity", "retrieval legs to use: fts (always on), entity, semantic")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -50,7 +51,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	case (*beirDir == "") == (*casesFile == ""):
 		return usagef("eval: give either --beir DIR or --cases FILE\nusage: %s", evalUsage)
 	case *casesFile != "":
-		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries"} {
+		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs"} {
 			if set[name] {
 				dash := "--"
 				if len(name) == 1 {
@@ -61,8 +62,12 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 		}
 		return c.evalCases(ctx, *casesFile, *out)
 	}
+	entities, err := parseLegs(*legs)
+	if err != nil {
+		return err
+	}
 	opts := beirRun{dir: *beirDir, scope: eval.Scope(*scope), as: enginearm.As(*as), k: *k,
-		baseline: *baseline, limit: *limit, out: *out}
+		baseline: *baseline, limit: *limit, out: *out, entities: entities}
 	switch {
 	case opts.scope != eval.ScopeNone && opts.scope != eval.ScopePrefix:
 		return usagef("eval: --scope %q: want none or prefix", *scope)
@@ -76,7 +81,30 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	return c.evalBEIR(ctx, opts)
 }
 
+// parseLegs reads --legs. The lexical leg is the engine's base and cannot be left out; the
+// semantic leg needs the Ollama integration of the engine, which eval does not drive yet.
+func parseLegs(list string) (entities bool, err error) {
+	fts := false
+	for _, leg := range strings.Split(list, ",") {
+		switch strings.TrimSpace(leg) {
+		case "fts", "lexical":
+			fts = true
+		case "entity":
+			entities = true
+		case "semantic":
+			return false, usagef("eval: --legs semantic: eval cannot embed a corpus yet; measure with --legs fts,entity")
+		default:
+			return false, usagef("eval: --legs: unknown leg %q (want fts, entity)", leg)
+		}
+	}
+	if !fts {
+		return false, usagef("eval: --legs must include fts: the lexical leg is always on")
+	}
+	return entities, nil
+}
+
 type beirRun struct {
+	entities bool
 	dir      string
 	scope    eval.Scope
 	as       enginearm.As
@@ -93,9 +121,12 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 	}
 	ds.LimitQueries(o.limit)
 	rep := eval.Report{Dataset: ds.Name, NQueries: len(ds.Queries), NUnrelated: ds.CountUnrelated(),
-		K: o.k, As: string(o.as), Scope: o.scope}
+		K: o.k, As: string(o.as), Scope: o.scope, Legs: []string{"fts"}}
+	if o.entities {
+		rep.Legs = append(rep.Legs, "entity")
+	}
 
-	err = c.withScratchEngine(ctx, func(e *engine.Engine, dir string) error {
+	err = c.withScratchEngine(ctx, o.entities, func(e *engine.Engine, dir string) error {
 		progress, done := c.countProgress(fmt.Sprintf("loading %d documents as %s", len(ds.Docs), o.as))
 		r, stats, err := enginearm.Load(ctx, e, ds.Docs, enginearm.LoadOptions{
 			As: o.as, Scope: o.scope, FilesDir: filepath.Join(dir, "docs"), Progress: progress})
@@ -214,7 +245,7 @@ func (c *cli) evalCases(ctx context.Context, path, out string) error {
 	if err != nil {
 		return err
 	}
-	err = c.withScratchEngine(ctx, func(e *engine.Engine, _ string) error {
+	err = c.withScratchEngine(ctx, true, func(e *engine.Engine, _ string) error {
 		retrieve := enginearm.NewCases(e).Retrieve
 		progress, done := c.countProgress("cases")
 		reps.Real, err = eval.RunCases(ctx, cf, retrieve, eval.CaseRunOptions{Arm: "real", Latency: true, Progress: progress})
@@ -307,7 +338,7 @@ func printFailures(w io.Writer, title string, outcomes []eval.CaseOutcome) {
 
 // withScratchEngine runs fn on an engine over a new database in a temporary directory,
 // removed afterwards; dir is free for fn's own files.
-func (c *cli) withScratchEngine(ctx context.Context, fn func(e *engine.Engine, dir string) error) (err error) {
+func (c *cli) withScratchEngine(ctx context.Context, entities bool, fn func(e *engine.Engine, dir string) error) (err error) {
 	dir, err := os.MkdirTemp("", "memdesk-eval-")
 	if err != nil {
 		return fmt.Errorf("create scratch directory: %w", err)
@@ -326,10 +357,12 @@ func (c *cli) withScratchEngine(ctx context.Context, fn func(e *engine.Engine, d
 			err = cerr
 		}
 	}()
-	// An eval measures every leg the app has, so it waits for the entity extractor that
-	// the app loads in the background; entities are then extracted as the corpus loads.
-	if err := e.LoadEntities(ctx); err != nil {
-		return err
+	// An eval of the entity leg waits for the extractor the app loads in the background;
+	// entities are then extracted as the corpus loads.
+	if entities {
+		if err := e.LoadEntities(ctx); err != nil {
+			return err
+		}
 	}
 	return fn(e, dir)
 }

@@ -52,6 +52,8 @@ type Report struct {
 	// As and Scope say how the corpus was loaded into memdesk.
 	As    string `json:"as,omitempty"`
 	Scope Scope  `json:"scope,omitempty"`
+	// Legs are the retrieval legs memdesk ran with.
+	Legs []string `json:"legs,omitempty"`
 	Arm
 	Load     *LoadStats `json:"load,omitempty"`
 	Baseline *Arm       `json:"baseline,omitempty"`
