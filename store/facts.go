@@ -272,28 +272,6 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) ([]Fact, error) {
 	return out, nil
 }
 
-// FactsByID returns the facts with the given ids, in no particular order.
-func (s *Store) FactsByID(ctx context.Context, ids []int64) ([]Fact, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+factColumns+` FROM facts WHERE id IN (SELECT value FROM json_each(?))`, int64sJSON(ids))
-	if err != nil {
-		return nil, fmt.Errorf("read facts: %w", err)
-	}
-	defer rows.Close()
-	var out []Fact
-	for rows.Next() {
-		f, err := scanFact(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read facts: %w", err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
-}
-
 // EscapeLike escapes LIKE's wildcards so s matches literally with ESCAPE '\'.
 func EscapeLike(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
