@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"sync"
@@ -153,5 +154,25 @@ func TestAdminEntitiesSweepBudget(t *testing.T) {
 	}
 	if diff := cmp.Diff([][2]int{{1, 1}}, progress, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+}
+
+func TestRememberBatchExtractsEntitiesInParallel(t *testing.T) {
+	ctx := context.Background()
+	e := openEntityEngine(t)
+	var texts []string
+	for i := range 50 {
+		texts = append(texts, fmt.Sprintf("张伟负责第%d个支付系统的上线", i), fmt.Sprintf("Alice maintains billing service number %d", i))
+	}
+	if _, err := e.RememberBatch(ctx, "", texts, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.SweepEntities(ctx, 0)
+	if err != nil || rep != (SweepReport{}) {
+		t.Errorf("sweep after a batch written with the extractor loaded = %+v, %v; want nothing pending", rep, err)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil || st.EntityRows < len(texts) {
+		t.Errorf("stats = %+v, %v; want at least one entity row per fact", st, err)
 	}
 }
