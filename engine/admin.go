@@ -36,8 +36,10 @@ type adminAction struct {
 // adminActions is the dispatch table, built per engine: later legs add their repairs here.
 func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
-		"integrity":      {help: "check the SQLite file and its full-text indexes", run: e.integrity},
-		"entities-sweep": {help: "re-extract entities that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
+		"integrity":        {help: "check the SQLite file and its full-text indexes", run: e.integrity},
+		"entities-sweep":   {help: "re-extract entities that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
+		"vectors-diagnose": {help: "count vectors that are missing, from another embedding model, or orphaned", run: e.vectorsDiagnose},
+		"vectors-fix":      {help: "evict orphaned vectors and re-embed stale ones (--all: until none are left)", run: e.vectorsFix},
 	}
 }
 
@@ -111,7 +113,9 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 
 // Run is the engine's background work for long-lived processes (the app, the MCP server):
 // it loads the entity extractor, then completes every pending or stale entity row in
-// bounded passes. It returns when that is done or ctx is cancelled; the owner waits for it.
+// bounded passes. With an Embedder it then keeps the vectors caught up (see runSemantic)
+// until ctx is cancelled; without one it returns when the sweep is done. The owner cancels
+// ctx and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
 	if err := e.LoadEntities(ctx); err != nil {
 		return err
@@ -122,7 +126,11 @@ func (e *Engine) Run(ctx context.Context) error {
 			return err
 		}
 		if rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 {
-			return nil
+			break
 		}
 	}
+	if e.opts.Embedder == nil {
+		return nil
+	}
+	return e.runSemantic(ctx)
 }

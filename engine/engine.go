@@ -63,6 +63,9 @@ type Options struct {
 	Now func() time.Time
 	// SemanticState reports the semantic leg's state for results ("off" when nil).
 	SemanticState func() string
+	// Embedder is the semantic leg's backend; nil switches the leg off. Recall never waits
+	// for it: until it is Ready, the lexical and entity legs answer alone.
+	Embedder Embedder
 }
 
 func (o Options) withDefaults() Options {
@@ -101,6 +104,7 @@ type Engine struct {
 
 	ents     atomic.Pointer[entity.Extractor] // nil until loaded
 	sweeping atomic.Bool                      // an entity sweep pass is running
+	vectors  vectorIndex                      // the semantic leg's in-memory index
 }
 
 // Open opens the database at path, creating and migrating it as needed.

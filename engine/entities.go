@@ -85,7 +85,7 @@ type entityHit struct {
 // exactly 1/(2+rest) and would otherwise ride in on the Jaccard bar alone.
 func (h entityHit) passes(f floorProfile) bool {
 	need := min(2, h.w)
-	if f.loose || f.MinFTSTerms == 0 {
+	if f.MinFTSTerms == 0 {
 		need = 1
 	}
 	return h.score >= f.MinJaccard && h.shared >= need

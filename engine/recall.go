@@ -125,6 +125,11 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil
 	}
+	qvec, fp, note := e.queryVector(ctx, plan.semanticText)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	plan.semanticVec, plan.semanticFP = qvec, fp
 	var evidence []*sourceEvidence
 	for _, kind := range kinds {
 		ev, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit})
@@ -184,6 +189,11 @@ type queryPlan struct {
 	// when the extractor is loaded.
 	entityText string
 	entities   []string
+	// semanticText is what the semantic leg embeds (the query less its time words);
+	// semanticVec is its unit vector in space semanticFP, set by Recall (nil: leg off).
+	semanticText string
+	semanticVec  []float32
+	semanticFP   string
 }
 
 func planQuery(q string, now time.Time) queryPlan {
@@ -202,6 +212,7 @@ func planQuery(q string, now time.Time) queryPlan {
 	p.graded = []gradedTerms{gradeQuery(rest)}
 	p.words = query.WordTerms(rest)
 	p.entityText = rest
+	p.semanticText = rest
 	if stripped := rewrite.Strip(rest); stripped != "" && stripped != rest {
 		p.graded = append(p.graded, gradeQuery(stripped))
 		p.words = query.WordTerms(stripped)
@@ -233,7 +244,8 @@ type sourceEvidence struct {
 	candidates map[candidateKey]store.Candidate
 	lexical    map[candidateKey]float64 // combined lexical raw score
 	entity     map[candidateKey]entityHit
-	anchors    []string // the query's anchors in this source
+	anchors    []string                 // the query's anchors in this source
+	semantic   map[candidateKey]float64 // cosine, for candidates above the loosest floor
 }
 
 // gather runs the legs over one source and keeps every candidate with its raw scores;
@@ -296,10 +308,21 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		return nil, err
 	}
 	ev.entity, ev.anchors = ents, anchors
+	ev.semantic, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP)
+	if err != nil {
+		return nil, err
+	}
 	var missing []int64
 	for key := range ents {
 		if _, ok := ev.candidates[key]; !ok {
 			missing = append(missing, key.id)
+		}
+	}
+	for key := range ev.semantic {
+		if _, ok := ev.candidates[key]; !ok {
+			if _, dup := ents[key]; !dup {
+				missing = append(missing, key.id)
+			}
 		}
 	}
 	more, err := e.st.CandidatesByID(ctx, kind, missing)
@@ -335,7 +358,7 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorPr
 	}
 	var all []Hit
 	for _, ev := range evidence {
-		var lexical, entities []legScore
+		var lexical, entities, semantic []legScore
 		grades := map[candidateKey]ftsGrade{}
 		for key, raw := range ev.lexical {
 			c := ev.candidates[key]
@@ -361,11 +384,25 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorPr
 			}
 			entities = append(entities, legScore{key: key, raw: h.score})
 		}
+		for key, cos := range ev.semantic {
+			c, ok := ev.candidates[key]
+			if !ok || !inWindow(c) {
+				continue
+			}
+			if cos < floors.MinSemanticSimilarity {
+				report.DroppedSemantic++
+				continue
+			}
+			semantic = append(semantic, legScore{key: key, raw: cos})
+		}
 		legs := []fusedLeg{
 			{scores: lexical, weight: e.opts.Weights.FTS},
 			// The entity leg's Jaccard is already an absolute similarity: dividing by its best
 			// would make a weak best match (0.25) count as much as the best lexical hit.
 			{scores: entities, weight: e.opts.Weights.Entity, absolute: true},
+			// Cosine is absolute too: a leg divided by its best would always hand the nearest
+			// neighbour full weight, even for a query nothing is about.
+			{scores: semantic, weight: e.opts.Weights.Semantic, absolute: true},
 		}
 		for _, f := range fuse(legs) {
 			c, g := ev.candidates[f.key], grades[f.key]
@@ -375,6 +412,9 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorPr
 			}
 			if h, ok := ev.entity[f.key]; ok && h.passes(floors) {
 				raw.Entity = h.score
+			}
+			if cos, ok := ev.semantic[f.key]; ok && cos >= floors.MinSemanticSimilarity {
+				raw.Semantic = cos
 			}
 			all = append(all, e.hit(c, f.score, raw, g.matched, g.bar))
 		}

@@ -20,6 +20,7 @@ var migrations = []migration{
 	{name: "entity and vector tables", sql: schemaV2},
 	{name: "word-level indexes", sql: schemaV3},
 	{name: "entity counts per owner", sql: schemaV4},
+	{name: "vector upkeep triggers", sql: schemaV5},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -170,6 +171,11 @@ UPDATE chunks SET entity_count = (SELECT count(*) FROM entities WHERE owner_kind
 // migrate applies the missing migrations, each in its own transaction. The version is read
 // again inside the transaction because another process may have migrated meanwhile.
 func (s *Store) migrate(ctx context.Context, ms []migration) error {
+	// Most opens find the schema current: a plain read says so without taking the write
+	// lock, so a recall never waits behind another process's writes just to open.
+	if v, err := s.Version(ctx); err == nil && v == len(ms) {
+		return nil
+	}
 	for {
 		done, err := s.migrateOne(ctx, ms)
 		if err != nil || done {
@@ -210,3 +216,38 @@ func (s *Store) Version(ctx context.Context) (int, error) {
 	err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
 	return v, err
 }
+
+// A vector is only good for the text it was made from, and only active facts are searched:
+// editing a fact or chunk, or moving a fact out of 'active', drops its vector in the same
+// transaction (the catch-up embeds it again if it comes back). Every insert or delete of a
+// vector bumps a per-kind generation in meta, so an in-memory vector index can tell with one
+// row read whether it is current. Vectors left behind by owners deleted before these
+// triggers existed are evicted here once.
+const schemaV5 = `
+DELETE FROM vectors WHERE owner_kind = 'fact' AND owner_id NOT IN (SELECT id FROM facts WHERE status = 'active');
+DELETE FROM vectors WHERE owner_kind = 'chunk' AND owner_id NOT IN (SELECT id FROM chunks);
+
+CREATE TRIGGER facts_vectors_update AFTER UPDATE OF content, status ON facts
+WHEN new.content != old.content OR new.status != 'active' BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'fact' AND owner_id = old.id;
+END;
+CREATE TRIGGER facts_vectors_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'fact' AND owner_id = old.id;
+END;
+CREATE TRIGGER chunks_vectors_update AFTER UPDATE OF text ON chunks
+WHEN new.text != old.text BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'chunk' AND owner_id = old.id;
+END;
+CREATE TRIGGER chunks_vectors_delete AFTER DELETE ON chunks BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'chunk' AND owner_id = old.id;
+END;
+
+CREATE TRIGGER vectors_generation_insert AFTER INSERT ON vectors BEGIN
+	INSERT INTO meta(key, value) VALUES ('vectors_generation_' || new.owner_kind, '1')
+	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER vectors_generation_delete AFTER DELETE ON vectors BEGIN
+	INSERT INTO meta(key, value) VALUES ('vectors_generation_' || old.owner_kind, '1')
+	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+`

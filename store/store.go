@@ -116,6 +116,11 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 // new one.
 func (s *Store) ensureWords(ctx context.Context) error {
 	want := fmt.Sprint(s.opts.WordsVersion)
+	// The common case, an index already built by this analysis, needs no write lock.
+	var current string
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'words_version'`).Scan(&current); err == nil && current == want {
+		return nil
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var have string
 		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'words_version'`).Scan(&have)

@@ -53,6 +53,18 @@ type Options struct {
 	Semantic     SemanticSource
 	SemanticPoll time.Duration
 	Logger       *slog.Logger
+	// Eval runs the built-in gold set for the eval panel in Settings; nil runs it through a
+	// real engine over a scratch database in a temporary directory, never the user's.
+	Eval EvalFunc
+	// EvalEntities makes the default Eval load the entity extractor into its scratch engine
+	// (about 3 s and 500 MB) and so measure the entity leg too; false measures the lexical
+	// leg only. Ignored when Eval is set.
+	EvalEntities bool
+	// ConfigPath is the configuration file whose Ollama host and model Settings edits;
+	// empty disables editing (the entries show the defaults as placeholders).
+	ConfigPath string
+	// TestOllama backs Settings' "Test connection" button; nil hides the button.
+	TestOllama OllamaTestFunc
 }
 
 // Screens in tab order; the index is what preferences store and Ctrl+1..4 select.
@@ -122,7 +134,15 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 
 	b := opts.Backend
 	u.status = newStatusBar(u.tasks, opts.Semantic, opts.SemanticPoll)
-	u.settings = newSettingsScreen(u.tasks, b, u.win)
+	evalRun, evalLegs := opts.Eval, []string(nil)
+	if evalRun == nil {
+		evalRun, evalLegs = scratchEval(opts.EvalEntities, log), []string{"lexical"}
+		if opts.EvalEntities {
+			evalLegs = append(evalLegs, "entity")
+		}
+	}
+	u.settings = newSettingsScreen(u.tasks, b, u.win,
+		newOllamaPanel(u.tasks, opts.ConfigPath, opts.TestOllama), newEvalPanel(u.tasks, evalRun, evalLegs))
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
 	u.recall = newRecallScreen(u.tasks, b)
@@ -150,6 +170,12 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		float32(prefs.FloatWithFallback(prefWidth, 980)),
 		float32(prefs.FloatWithFallback(prefHeight, 700))))
 	u.win.SetOnDropped(u.dropped)
+	// With nothing focused, the arrows and Enter still walk the recall results.
+	u.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if u.tabs.SelectedIndex() == screenRecall {
+			u.recall.typedKey(ev)
+		}
+	})
 	u.win.SetOnClosed(func() {
 		size := u.win.Canvas().Size()
 		prefs.SetFloat(prefWidth, float64(size.Width))
@@ -163,6 +189,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 // Start loads the first data and begins watching the semantic state.
 func (u *App) Start() {
 	u.status.start()
+	u.settings.ollama.load()
 	u.refreshStats()
 	u.memories.reload()
 	u.knowledge.reload()

@@ -86,14 +86,20 @@ func (h *harness) start() *harness {
 // waitFor runs queued UI updates until cond holds, failing after 5 s.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	h.waitWithin(5*time.Second, what, cond)
+}
+
+// waitWithin is waitFor with a longer bound, for work that runs a whole gold set.
+func (h *harness) waitWithin(limit time.Duration, what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		h.q.drain()
 		if cond() {
 			return
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("gave up after 5s waiting for %s", what)
+			h.t.Fatalf("gave up after %v waiting for %s", limit, what)
 		}
 		time.Sleep(h.poll)
 	}

@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -17,17 +19,23 @@ import (
 const hitTextLimit = 600
 
 // recallScreen is the search box and its results: search as you type, each keystroke
-// cancelling the query before it.
+// cancelling the query before it. Up and Down move a highlight through the results and
+// Enter opens the highlighted hit, so a search never needs the mouse.
 type recallScreen struct {
 	t *tasks
 	b Backend
 
-	query   *widget.Entry
+	query   *searchEntry
 	source  *widget.Select
 	space   *widget.Entry
 	note    *widget.Label
 	results *fyne.Container
+	scroll  *container.Scroll
 	content fyne.CanvasObject
+
+	// cards are the shown hits' rows, in order; selected indexes them, -1 for none.
+	cards    []*resultRow
+	selected int
 
 	// open shows a hit where it lives: a memory in its edit dialog, a chunk among its
 	// document's chunks.
@@ -40,10 +48,14 @@ type recallScreen struct {
 }
 
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
-	r := &recallScreen{t: t, b: b, typing: debouncer{delay: debounceDelay}}
-	r.query = widget.NewEntry()
-	r.query.SetPlaceHolder("Search your memories and documents…  (Enter searches now)")
-	r.query.OnChanged = func(string) { r.typing.trigger(t, r.search) }
+	r := &recallScreen{t: t, b: b, typing: debouncer{delay: debounceDelay}, selected: -1}
+	r.query = newSearchEntry(r.typedKey)
+	r.query.SetPlaceHolder("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)")
+	r.query.OnChanged = func(string) {
+		// The highlight belongs to the results of the text before this keystroke.
+		r.selectHit(-1)
+		r.typing.trigger(t, r.search)
+	}
 	r.query.OnSubmitted = func(string) { r.typing.flush(r.search) }
 	r.source = widget.NewSelect([]string{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}, nil)
 	r.source.SetSelectedIndex(0)
@@ -59,8 +71,102 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
 	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note)
-	r.content = container.NewBorder(top, nil, nil, nil, container.NewVScroll(r.results))
+	r.scroll = container.NewVScroll(r.results)
+	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
+}
+
+// typedKey moves the highlight with Up and Down and opens the highlighted hit on Enter. It
+// reports whether it used the key; the search box types every other key as usual, and Enter
+// with nothing highlighted still searches at once.
+func (r *recallScreen) typedKey(ev *fyne.KeyEvent) bool {
+	switch ev.Name {
+	case fyne.KeyDown:
+		if len(r.cards) > 0 {
+			r.selectHit(min(r.selected+1, len(r.cards)-1))
+		}
+		return true
+	case fyne.KeyUp:
+		if len(r.cards) > 0 {
+			r.selectHit(max(r.selected-1, 0))
+		}
+		return true
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if r.selected < 0 || r.open == nil {
+			return false
+		}
+		r.open(r.cards[r.selected].hit)
+		return true
+	}
+	return false
+}
+
+// selectHit highlights the i-th result (-1: none) and scrolls it into view.
+func (r *recallScreen) selectHit(i int) {
+	if i == r.selected {
+		return
+	}
+	if r.selected >= 0 && r.selected < len(r.cards) {
+		r.cards[r.selected].highlight(false)
+	}
+	r.selected = i
+	if i < 0 || i >= len(r.cards) {
+		r.selected = -1
+		return
+	}
+	row := r.cards[i]
+	row.highlight(true)
+	top, bottom := row.content.Position().Y, row.content.Position().Y+row.content.Size().Height
+	view := r.scroll.Size().Height
+	switch off := r.scroll.Offset.Y; {
+	case top < off:
+		r.scroll.ScrollToOffset(fyne.NewPos(0, top))
+	case bottom > off+view && view > 0:
+		r.scroll.ScrollToOffset(fyne.NewPos(0, min(top, bottom-view)))
+	}
+}
+
+// resultRow is one hit's card over a background that shows the keyboard highlight.
+type resultRow struct {
+	hit     engine.Hit
+	bg      *canvas.Rectangle
+	content fyne.CanvasObject
+}
+
+func newResultRow(h engine.Hit, open func(engine.Hit)) *resultRow {
+	row := &resultRow{hit: h, bg: canvas.NewRectangle(color.Transparent)}
+	row.bg.CornerRadius = theme.InputRadiusSize()
+	row.content = container.NewStack(row.bg, hitCard(h, open))
+	return row
+}
+
+func (row *resultRow) highlight(on bool) {
+	row.bg.FillColor = color.Transparent
+	if on {
+		row.bg.FillColor = theme.Color(theme.ColorNameSelection)
+	}
+	row.bg.Refresh()
+}
+
+// searchEntry is a one-line entry that first offers each key to onKey, so arrows and Enter
+// can act on the results while the search box keeps the focus.
+type searchEntry struct {
+	widget.Entry
+	onKey func(*fyne.KeyEvent) bool
+}
+
+func newSearchEntry(onKey func(*fyne.KeyEvent) bool) *searchEntry {
+	e := &searchEntry{onKey: onKey}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey gives onKey the first look at the key.
+func (e *searchEntry) TypedKey(ev *fyne.KeyEvent) {
+	if e.onKey != nil && e.onKey(ev) {
+		return
+	}
+	e.Entry.TypedKey(ev)
 }
 
 // search runs the current query, cancelling the one in flight. UI goroutine only.
@@ -100,6 +206,8 @@ func (r *recallScreen) refresh() {
 
 func (r *recallScreen) show(res engine.RecallResult, err error) {
 	r.shown = res
+	r.selectHit(-1)
+	r.cards = nil
 	r.results.RemoveAll()
 	r.note.Importance = widget.LowImportance
 	switch {
@@ -121,7 +229,9 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	}
 	r.note.SetText(msg)
 	for _, h := range res.Hits {
-		r.results.Add(hitCard(h, r.open))
+		row := newResultRow(h, r.open)
+		r.cards = append(r.cards, row)
+		r.results.Add(row.content)
 	}
 }
 

@@ -2,11 +2,16 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/memdesk/memdesk/engine"
@@ -180,5 +185,147 @@ func TestRecallOpenEditsTheMemory(t *testing.T) {
 	})
 	if got := h.fact(id).Text; got != "the office wifi password is correct-horse" {
 		t.Errorf("database text = %q", got)
+	}
+}
+
+// pressKey sends a key to whatever has the keyboard: the focused widget, else the window.
+func (h *harness) pressKey(name fyne.KeyName) {
+	ev := &fyne.KeyEvent{Name: name}
+	c := h.u.win.Canvas()
+	if f := c.Focused(); f != nil {
+		f.TypedKey(ev)
+		return
+	}
+	if on := c.OnTypedKey(); on != nil {
+		on(ev)
+	}
+}
+
+func TestRecallKeyboardOpensTheSelectedHit(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("the garden shed key is under the mat", "")
+	h.remember("the garden hose is in the shed", "")
+	r := h.u.recall
+	test.Type(r.query, "garden")
+	h.waitFor("two hits", func() bool { return r.shown.Query == "garden" && len(r.shown.Hits) == 2 })
+	if r.selected != -1 {
+		t.Fatalf("selected = %d before any arrow key, want none (-1)", r.selected)
+	}
+
+	steps := []struct {
+		key  fyne.KeyName
+		want int
+	}{
+		{fyne.KeyDown, 0},
+		{fyne.KeyDown, 1},
+		{fyne.KeyDown, 1}, // stays on the last hit
+		{fyne.KeyUp, 0},
+		{fyne.KeyUp, 0}, // stays on the first
+		{fyne.KeyDown, 1},
+	}
+	for i, s := range steps {
+		h.pressKey(s.key)
+		if r.selected != s.want {
+			t.Fatalf("step %d (%s): selected = %d, want %d", i, s.key, r.selected, s.want)
+		}
+	}
+	if got := h.u.win.Canvas().Focused(); got != r.query {
+		t.Errorf("focused after arrows = %T, want the search box", got)
+	}
+	if got, want := r.query.Text, "garden"; got != want {
+		t.Errorf("search text after arrows = %q, want %q", got, want)
+	}
+	for i, row := range r.cards {
+		if lit := row.bg.FillColor != color.Transparent; lit != (i == 1) {
+			t.Errorf("card %d highlighted = %v, want %v", i, lit, i == 1)
+		}
+	}
+
+	h.pressKey(fyne.KeyReturn)
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("Enter on the selected hit opened no dialog")
+	}
+	if got, want := entryIn(dlg).Text, r.shown.Hits[1].Text; got != want {
+		t.Errorf("dialog edits %q, want the selected hit %q", got, want)
+	}
+	if !strings.Contains(texts(dlg), fmt.Sprintf("Edit memory #%d", r.shown.Hits[1].ID)) {
+		t.Errorf("dialog is not the selected memory's editor:\n%s", texts(dlg))
+	}
+}
+
+func TestRecallKeyboardWithoutFocusAndTypingClearsSelection(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("apples are red", "")
+	r := h.u.recall
+	test.Type(r.query, "apples")
+	h.waitFor("a hit", func() bool { return r.shown.Query == "apples" && len(r.shown.Hits) == 1 })
+
+	h.u.win.Canvas().Unfocus()
+	h.pressKey(fyne.KeyDown)
+	if r.selected != 0 {
+		t.Fatalf("Down with nothing focused: selected = %d, want 0", r.selected)
+	}
+	test.Type(r.query, " red")
+	if r.selected != -1 {
+		t.Errorf("typing kept selection %d, want none", r.selected)
+	}
+	// Enter with nothing selected searches at once and opens nothing.
+	h.u.win.Canvas().Focus(r.query)
+	h.pressKey(fyne.KeyReturn)
+	h.waitFor("the new query's answer", func() bool { return r.shown.Query == "apples red" })
+	if dlg := h.overlay(); dlg != nil {
+		t.Errorf("Enter without a selection opened a dialog")
+	}
+}
+
+func TestRecallKeyboardOpensADocument(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	path := filepath.Join(t.TempDir(), "notes.md")
+	if err := os.WriteFile(path, []byte("# Boiler\n\nThe boiler service is due in October.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.eng.KBAdd(context.Background(), engine.KBAddRequest{Paths: []string{path}}); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	r := h.u.recall
+	test.Type(r.query, "boiler")
+	h.waitFor("a document hit", func() bool { return len(r.shown.Hits) > 0 && r.shown.Hits[0].Doc != nil })
+	h.pressKey(fyne.KeyDown)
+	h.pressKey(fyne.KeyEnter)
+	h.waitFor("the chunks dialog", func() bool { return h.overlay() != nil })
+	if got := texts(h.overlay()); !strings.Contains(got, "boiler service is due") {
+		t.Errorf("dialog does not show the document's chunks:\n%s", got)
+	}
+}
+
+func TestRecallKeyboardScrollsTheSelectionIntoView(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	for i := range 10 {
+		h.remember(fmt.Sprintf("orchard note %d about the apple trees and their pruning", i), "")
+	}
+	r := h.u.recall
+	test.Type(r.query, "orchard")
+	h.waitFor("ten hits", func() bool { return len(r.shown.Hits) == 10 })
+	view := r.scroll.Size().Height
+	if view <= 0 || r.results.MinSize().Height <= view {
+		t.Fatalf("results %v high in a %v view: the test needs them to overflow", r.results.MinSize().Height, view)
+	}
+	for range 10 {
+		h.pressKey(fyne.KeyDown)
+	}
+	if r.selected != 9 {
+		t.Fatalf("selected = %d after ten Downs, want the last hit (9)", r.selected)
+	}
+	last := r.cards[9].content
+	top, bottom, off := last.Position().Y, last.Position().Y+last.Size().Height, r.scroll.Offset.Y
+	if top < off || bottom > off+view+1 {
+		t.Errorf("selected card spans %v–%v, the view shows %v–%v", top, bottom, off, off+view)
+	}
+	for range 9 {
+		h.pressKey(fyne.KeyUp)
+	}
+	if got := r.scroll.Offset.Y; got != 0 {
+		t.Errorf("after walking back to the first hit the view is scrolled to %v, want 0", got)
 	}
 }

@@ -22,13 +22,15 @@ type settingsScreen struct {
 
 	semantic *widget.Label
 	repairs  []*repairRow
+	ollama   *ollamaPanel
+	eval     *evalPanel
 	dbPath   *widget.Label
 	stats    *widget.Label
 	content  fyne.CanvasObject
 }
 
-func newSettingsScreen(t *tasks, b Backend, win fyne.Window) *settingsScreen {
-	s := &settingsScreen{t: t, b: b, win: win}
+func newSettingsScreen(t *tasks, b Backend, win fyne.Window, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
+	s := &settingsScreen{t: t, b: b, win: win, ollama: ollama, eval: eval}
 	s.semantic = widget.NewLabel("off")
 	s.semantic.TextStyle.Bold = true
 	semanticHelp := hint("Meaning-based recall through a local Ollama model. While it is not ready, recall uses words and names only.")
@@ -54,9 +56,13 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window) *settingsScreen {
 	s.content = container.NewVScroll(container.NewVBox(
 		heading("Semantic recall"),
 		container.NewHBox(widget.NewLabel("State:"), s.semantic), semanticHelp,
+		ollama.content,
 		widget.NewSeparator(),
 		heading("Repairs"),
 		repairs,
+		widget.NewSeparator(),
+		heading("Retrieval quality"),
+		eval.content,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, refresh, heading("Database")),
 		s.dbPath, s.stats,

@@ -68,6 +68,8 @@ Maintenance:
   stats                           what the database holds
   admin integrity                 check the database and its indexes
   admin entities-sweep [--all]    extract entities that are pending or from older rules
+  admin vectors-diagnose          count vectors missing or made by another embedding model
+  admin vectors-fix [--all]       re-embed stale vectors and evict orphaned ones (needs Ollama)
   config                          print the effective settings and where each came from
 
 Global flags:

@@ -361,7 +361,11 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("admin: give one action, e.g. memdesk admin integrity")
 	}
-	return c.withEngine(ctx, func(e *engine.Engine) error {
+	open := c.withEngine
+	if strings.HasPrefix(pos[0], "vectors-") {
+		open = c.withVectorsEngine // these need the embedding model: start it and wait for it
+	}
+	return open(ctx, func(e *engine.Engine) error {
 		progress, done := c.countProgress(pos[0])
 		res, err := e.Admin(ctx, engine.AdminRequest{Action: pos[0], All: *all, Budget: *budget,
 			Progress: func(n, total int) {

@@ -29,12 +29,13 @@ func (c *cli) gui(ctx context.Context, args []string) (err error) {
 	if !hasDisplay(c.lookup) {
 		return errors.New("gui: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); use the commands in 'memdesk help' instead")
 	}
-	e, err := c.openEngine(ctx)
+	// The Ollama bootstrap runs for as long as the process; recall never waits for it.
+	e, closeEngine, err := c.openSemanticEngine(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := e.Close(); err == nil {
+		if cerr := closeEngine(); err == nil {
 			err = cerr
 		}
 	}()
@@ -51,7 +52,8 @@ func (c *cli) gui(ctx context.Context, args []string) (err error) {
 		stopBackground()
 		background.Wait()
 	}()
-	return ui.Run(ctx, app.NewWithID(appID), ui.Options{Backend: e, Logger: c.log})
+	return ui.Run(ctx, app.NewWithID(appID), ui.Options{Backend: e, Logger: c.log,
+		Semantic: ui.SemanticFunc(e.SemanticState), ConfigPath: c.cfg.Path, TestOllama: c.testOllama})
 }
 
 // hasDisplay reports whether a window can be shown: always on macOS and Windows, and on

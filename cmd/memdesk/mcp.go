@@ -47,12 +47,13 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 	if len(pos) > 0 {
 		return usagef("mcp: takes no arguments, got %q (choose the database with memdesk --db PATH mcp)", joinArgs(pos))
 	}
-	e, err := c.openEngine(ctx)
+	// The Ollama bootstrap runs for as long as the process; recall never waits for it.
+	e, closeEngine, err := c.openSemanticEngine(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := e.Close(); err == nil {
+		if cerr := closeEngine(); err == nil {
 			err = cerr
 		}
 	}()

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/modelboot"
+)
+
+// semanticReadyWait is how long an admin vectors-* command waits for the model.
+const semanticReadyWait = 30 * time.Second
+
+// semantic is a running modelboot bootstrap, owned by the command that started it: stop
+// cancels it and waits for it.
+type semantic struct {
+	boot *modelboot.Boot
+	host string
+	stop func()
+}
+
+// startSemantic starts the Ollama bootstrap in the background when the configuration enables
+// it; it returns nil otherwise. Only long-lived processes (gui, mcp) and the vectors-* admin
+// actions start it: short commands never wait for a model.
+func (c *cli) startSemantic(ctx context.Context) (*semantic, error) {
+	cfg := c.cfg.Config.Ollama
+	if !cfg.Enabled {
+		return nil, nil
+	}
+	// Reaching the server is retried in the background, and its state is shown where the
+	// user looks (status bar, results, stats); its warnings go to stderr only with -v, so an
+	// absent Ollama does not fill an MCP client's log.
+	log := c.log
+	if !c.verbose {
+		log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: slog.LevelError}))
+	}
+	boot, err := modelboot.New(modelboot.Settings{Host: cfg.Host, Model: cfg.Model, KeepAlive: cfg.KeepAlive}, log)
+	if err != nil {
+		return nil, fmt.Errorf("semantic leg: %w", err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = boot.Run(runCtx) }) // Run returns ctx's error only
+	return &semantic{boot: boot, host: cfg.Host, stop: func() { cancel(); wg.Wait() }}, nil
+}
+
+// options fills the engine's semantic options; s may be nil (semantic off).
+func (s *semantic) options(o engine.Options) engine.Options {
+	if s == nil {
+		o.SemanticState = func() string { return "off" }
+		return o
+	}
+	o.Embedder = bootEmbedder{s.boot}
+	o.SemanticState = func() string { return s.boot.State().String() }
+	return o
+}
+
+// waitReady waits up to semanticReadyWait for the model, and explains what to do when it
+// does not come up.
+func (s *semantic) waitReady(ctx context.Context) error {
+	if s == nil {
+		return errors.New("the semantic leg is disabled (ollama.enabled = false in the config): enable it and run this again")
+	}
+	states, unsubscribe := s.boot.Subscribe()
+	defer unsubscribe()
+	timeout := time.NewTimer(semanticReadyWait)
+	defer timeout.Stop()
+	// An offline server is reported after a few retries rather than the full wait.
+	offlineGrace := time.NewTimer(3 * time.Second)
+	defer offlineGrace.Stop()
+	for {
+		select {
+		case st := <-states:
+			if st.Phase == modelboot.PhaseReady {
+				return nil
+			}
+		case <-offlineGrace.C:
+			if s.boot.State().Phase == modelboot.PhaseOffline {
+				return s.notReady()
+			}
+		case <-timeout.C:
+			return s.notReady()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (s *semantic) notReady() error {
+	st := s.boot.State()
+	switch st.Phase {
+	case modelboot.PhaseOffline:
+		return fmt.Errorf("Ollama is not reachable at %s: start it (ollama serve) and run this again", s.host)
+	case modelboot.PhasePulling:
+		return fmt.Errorf("the embedding model is still downloading (%s): run this again when `memdesk stats` shows semantic: ready", st)
+	default:
+		return fmt.Errorf("the embedding model is not ready after %s (semantic: %s): run this again", semanticReadyWait, st)
+	}
+}
+
+// bootEmbedder adapts modelboot's client to the engine's Embedder: an input that embeds to
+// the zero vector becomes an empty vector (no semantic evidence, not a failure), and the
+// fingerprint is the declared representation once the model is ready (the engine adds its
+// own version).
+type bootEmbedder struct{ b *modelboot.Boot }
+
+func (a bootEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := a.b.Embed(ctx, texts)
+	var be *modelboot.BatchError
+	if errors.As(err, &be) {
+		for _, f := range be.Failed {
+			if errors.Is(f.Err, modelboot.ErrZeroVector) {
+				vecs[f.Index] = []float32{}
+			}
+		}
+	}
+	return vecs, err
+}
+
+func (a bootEmbedder) Fingerprint() string {
+	if st := a.b.State(); st.Phase != modelboot.PhaseReady || st.Dims == 0 {
+		return ""
+	}
+	return a.b.Representation().String()
+}
+
+func (a bootEmbedder) Ready() bool { return a.b.State().Phase == modelboot.PhaseReady }
+
+// openSemanticEngine opens the engine with the semantic leg's bootstrap running. The returned
+// close stops the bootstrap after closing the engine's users' work; call it once.
+func (c *cli) openSemanticEngine(ctx context.Context) (*engine.Engine, func() error, error) {
+	sem, err := c.startSemantic(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	stopSem := func() {
+		if sem != nil {
+			sem.stop()
+		}
+	}
+	path, err := c.dbPath()
+	if err != nil {
+		stopSem()
+		return nil, nil, err
+	}
+	e, err := engine.Open(ctx, path, sem.options(c.engineOptions()))
+	if err != nil {
+		stopSem()
+		return nil, nil, err
+	}
+	closeAll := func() error {
+		err := e.Close()
+		stopSem()
+		return err
+	}
+	return e, closeAll, nil
+}
+
+// withVectorsEngine opens the engine for an admin vectors-* action: it starts the bootstrap,
+// waits for the model, runs fn and stops everything.
+func (c *cli) withVectorsEngine(ctx context.Context, fn func(*engine.Engine) error) (err error) {
+	sem, err := c.startSemantic(ctx)
+	if err != nil {
+		return err
+	}
+	if sem != nil {
+		defer sem.stop()
+	}
+	if err := sem.waitReady(ctx); err != nil {
+		return err
+	}
+	path, err := c.dbPath()
+	if err != nil {
+		return err
+	}
+	e, err := engine.Open(ctx, path, sem.options(c.engineOptions()))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return fn(e)
+}
+
+// testOllama is the settings page's "test connection": a bootstrap of its own against host
+// and model, until the model answers an embedding or the server says why not.
+func (c *cli) testOllama(ctx context.Context, host, model string) error {
+	log := slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: slog.LevelError}))
+	boot, err := modelboot.New(modelboot.Settings{Host: host, Model: model, KeepAlive: c.cfg.Config.Ollama.KeepAlive}, log)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = boot.Run(runCtx) })
+	defer func() { cancel(); wg.Wait() }()
+	s := &semantic{boot: boot, host: host}
+	return s.waitReady(ctx)
+}

@@ -1,0 +1,552 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdesk/memdesk/modelboot"
+	"github.com/memdesk/memdesk/modelboot/ollamatest"
+)
+
+// fakeEmbedder maps known texts to chosen vectors, so a test decides what is "about" what.
+// An unknown text fails (nil entry); a text mapped to an empty vector is a zero vector.
+type fakeEmbedder struct {
+	mu    sync.Mutex
+	fp    string
+	down  bool
+	vecs  map[string][]float32
+	calls map[string]int
+}
+
+func newFakeEmbedder(fp string, vecs map[string][]float32) *fakeEmbedder {
+	return &fakeEmbedder{fp: fp, vecs: vecs, calls: map[string]int{}}
+}
+
+func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return nil, errors.New("embed: ollama offline")
+	}
+	out := make([][]float32, len(texts))
+	var failed int
+	for i, t := range texts {
+		f.calls[t]++
+		v, ok := f.vecs[t]
+		if !ok {
+			failed++
+			continue
+		}
+		out[i] = append([]float32{}, v...)
+	}
+	if failed > 0 {
+		return out, errors.New("some inputs failed")
+	}
+	return out, nil
+}
+
+func (f *fakeEmbedder) Fingerprint() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fp
+}
+
+func (f *fakeEmbedder) Ready() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.down
+}
+
+func (f *fakeEmbedder) state() string {
+	if f.Ready() {
+		return "ready"
+	}
+	return "offline"
+}
+
+func (f *fakeEmbedder) set(fn func(f *fakeEmbedder)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(f)
+}
+
+func openSemanticEngine(t *testing.T, emb Embedder, state func() string) *Engine {
+	t.Helper()
+	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "memdesk.db"),
+		Options{Embedder: emb, SemanticState: state})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+const (
+	manager  = "老王喜欢简约风格"
+	build    = "the build server runs on port 8080"
+	question = "what does my manager like"
+)
+
+func semanticVectors() map[string][]float32 {
+	return map[string][]float32{
+		manager:  {1, 0, 0, 0},
+		build:    {0, 0, 1, 0},
+		question: {0.9, 0.3, 0, 0.1}, // cosine ≈ 0.94 with manager, 0 with build
+	}
+}
+
+func mustEmbedPending(t *testing.T, e *Engine) EmbedReport {
+	t.Helper()
+	rep, err := e.EmbedPending(context.Background(), 0)
+	if err != nil {
+		t.Fatalf("EmbedPending: %v", err)
+	}
+	return rep
+}
+
+func TestSemanticLegFindsWhatSharesNoWords(t *testing.T) {
+	emb := newFakeEmbedder("fake/a@1/4", semanticVectors())
+	e := openSemanticEngine(t, emb, emb.state)
+	want := remember(t, e, "", manager)
+	remember(t, e, "", build)
+
+	if rep := mustEmbedPending(t, e); rep != (EmbedReport{Embedded: 2}) {
+		t.Errorf("EmbedPending = %+v, want 2 embedded, none remaining", rep)
+	}
+	res, err := e.Recall(context.Background(), RecallRequest{Query: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != want {
+		t.Fatalf("hits = %+v, want only fact %d", res.Hits, want)
+	}
+	h := res.Hits[0]
+	if h.Legs.FTS != 0 || h.Legs.Semantic < 0.9 || !strings.Contains(h.Why, "semantic 0.9") {
+		t.Errorf("hit legs = %+v, why %q; want a semantic-only hit of cosine ≈ 0.94", h.Legs, h.Why)
+	}
+	if res.Semantic != "ready" {
+		t.Errorf("Semantic = %q, want ready", res.Semantic)
+	}
+}
+
+func TestSemanticFloor(t *testing.T) {
+	vecs := semanticVectors()
+	vecs["something unrelated"] = []float32{0.3, 0.95, 0, 0} // cosine ≈ 0.30 with manager
+	vecs["near the loose floor"] = []float32{0.45, 0.89, 0, 0}
+	emb := newFakeEmbedder("fake/a@1/4", vecs)
+	e := openSemanticEngine(t, emb, emb.state)
+	id := remember(t, e, "", manager)
+	mustEmbedPending(t, e)
+
+	t.Run("low cosine is dropped", func(t *testing.T) {
+		res, err := e.Recall(context.Background(), RecallRequest{Query: "something unrelated"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 0 {
+			t.Errorf("hits = %+v, want none: a vector leg must not always return neighbours", res.Hits)
+		}
+	})
+	t.Run("the relaxed retry uses the loose floor", func(t *testing.T) {
+		// cosine ≈ 0.45: under the strict 0.5, over the loose 0.425.
+		res, err := e.Recall(context.Background(), RecallRequest{Query: "near the loose floor"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 1 || res.Hits[0].ID != id || !res.Relaxed {
+			t.Errorf("hits = %+v relaxed %v, want fact %d under the loose floor", res.Hits, res.Relaxed, id)
+		}
+	})
+}
+
+func TestSemanticZeroVectorIsNoEvidence(t *testing.T) {
+	vecs := semanticVectors()
+	vecs["zzz qqq"] = []float32{}
+	vecs["xxyyzz"] = []float32{0, 0, 0, 0}
+	emb := newFakeEmbedder("fake/a@1/4", vecs)
+	e := openSemanticEngine(t, emb, emb.state)
+	remember(t, e, "", manager)
+	remember(t, e, "", "zzz qqq")
+
+	if rep := mustEmbedPending(t, e); rep != (EmbedReport{Embedded: 1, Zero: 1}) {
+		t.Errorf("EmbedPending = %+v, want 1 embedded and 1 zero", rep)
+	}
+	if rep := mustEmbedPending(t, e); rep != (EmbedReport{}) {
+		t.Errorf("second EmbedPending = %+v, want nothing to do: a zero vector is recorded, not retried", rep)
+	}
+	if n := emb.calls["zzz qqq"]; n != 1 {
+		t.Errorf("the zero-vector text was embedded %d times, want 1", n)
+	}
+	// A query that embeds to zero runs without the semantic leg, and divides by nothing.
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "xxyyzz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 {
+		t.Errorf("hits = %+v, want none", res.Hits)
+	}
+}
+
+func TestEmbedPendingIsBoundedAndSkipsFailures(t *testing.T) {
+	vecs := map[string][]float32{}
+	for _, s := range []string{"one", "two", "four", "five"} {
+		vecs["fact "+s] = []float32{1, 1, 0}
+	}
+	emb := newFakeEmbedder("fake/a@1/3", vecs)
+	e := openSemanticEngine(t, emb, emb.state)
+	for _, s := range []string{"one", "two", "three", "four", "five"} {
+		remember(t, e, "", "fact "+s) // "fact three" fails to embed
+	}
+	ctx := context.Background()
+	rep, err := e.EmbedPending(ctx, 2)
+	if err != nil || rep != (EmbedReport{Embedded: 2, Remaining: 3}) {
+		t.Errorf("first pass = %+v, %v; want 2 embedded, 3 remaining", rep, err)
+	}
+	rep, err = e.EmbedPending(ctx, 10)
+	if err != nil || rep != (EmbedReport{Embedded: 2, Failed: 1, Remaining: 1}) {
+		t.Errorf("second pass = %+v, %v; want 2 embedded, 1 failed and remaining", rep, err)
+	}
+	res, err := e.Admin(ctx, AdminRequest{Action: "vectors-fix", All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"reembedded": 0, "evicted": 0, "failed": 1, "remaining": 1}, res.Counts); diff != "" || res.OK {
+		t.Errorf("vectors-fix --all counts (-want +got):\n%s (ok %v); want it to stop on a failing text", diff, res.OK)
+	}
+}
+
+func TestModelSwapDiagnoseFixRecall(t *testing.T) {
+	emb := newFakeEmbedder("fake/a@1/4", semanticVectors())
+	e := openSemanticEngine(t, emb, emb.state)
+	ctx := context.Background()
+	managerID := remember(t, e, "", manager)
+	buildID := remember(t, e, "", build)
+	mustEmbedPending(t, e)
+
+	// Model B puts the question next to the build fact instead: if recall mixed spaces or
+	// kept model A's vectors, it would still answer with the manager fact.
+	emb.set(func(f *fakeEmbedder) {
+		f.fp = "fake/b@2/3"
+		f.vecs = map[string][]float32{manager: {1, 0, 0}, build: {0, 1, 0}, question: {0.1, 0.99, 0}}
+	})
+	diag, err := e.Admin(ctx, AdminRequest{Action: "vectors-diagnose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diag.OK || diag.Counts["space_stale"] != 2 || diag.Counts["stale"] != 2 || diag.Counts["legacy"] != 0 {
+		t.Errorf("diagnose after the swap = %+v, want 2 stale, 2 space_stale", diag)
+	}
+	if res, _ := e.Recall(ctx, RecallRequest{Query: question}); len(res.Hits) != 0 {
+		t.Errorf("recall before the fix = %+v, want nothing: model A's vectors are another space", res.Hits)
+	}
+
+	var progress [][2]int
+	fix, err := e.Admin(ctx, AdminRequest{Action: "vectors-fix", All: true, Budget: 1,
+		Progress: func(done, total int) { progress = append(progress, [2]int{done, total}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"reembedded": 2, "evicted": 0, "failed": 0, "remaining": 0}, fix.Counts); diff != "" || !fix.OK {
+		t.Errorf("vectors-fix counts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][2]int{{1, 2}, {2, 2}}, progress); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	diag, _ = e.Admin(ctx, AdminRequest{Action: "vectors-diagnose"})
+	if !diag.OK || diag.Counts["current"] != 2 {
+		t.Errorf("diagnose after the fix = %+v, want clean", diag)
+	}
+	res, err := e.Recall(ctx, RecallRequest{Query: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != buildID {
+		t.Errorf("recall after the fix = %+v, want only fact %d (not %d) from model B's space", res.Hits, buildID, managerID)
+	}
+}
+
+func TestRecallAnswersWhenEmbedderIsDown(t *testing.T) {
+	vecs := semanticVectors()
+	vecs["build server port"] = []float32{0, 0, 1, 0}
+	emb := newFakeEmbedder("fake/a@1/4", vecs)
+	e := openSemanticEngine(t, emb, emb.state)
+	id := remember(t, e, "", build)
+	mustEmbedPending(t, e)
+	emb.set(func(f *fakeEmbedder) { f.down = true })
+
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "build server port"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != id || res.Hits[0].Legs.Semantic != 0 {
+		t.Errorf("hits = %+v, want fact %d from the lexical leg alone", res.Hits, id)
+	}
+	if res.Semantic != "offline" {
+		t.Errorf("Semantic = %q, want offline", res.Semantic)
+	}
+	if _, err := e.Admin(context.Background(), AdminRequest{Action: "vectors-fix"}); !errors.Is(err, ErrSemanticOff) {
+		t.Errorf("vectors-fix while offline: err = %v, want ErrSemanticOff", err)
+	}
+}
+
+func TestSemanticLegAddsToLexical(t *testing.T) {
+	// Both facts match the words and the lexical leg prefers the short one; the model finds
+	// the other one much closer, and the fused order follows.
+	const (
+		short = "docker deploy"
+		long  = "deploy the billing app with docker compose on friday"
+		query = "deploy the app with docker"
+	)
+	emb := newFakeEmbedder("fake/a@1/3", map[string][]float32{short: {0, 1, 0}, long: {1, 0, 0}, query: {0.99, 0.1, 0}})
+	e := openSemanticEngine(t, emb, emb.state)
+	shortID := remember(t, e, "", short)
+	longID := remember(t, e, "", long)
+	emb.set(func(f *fakeEmbedder) { f.down = true })
+	if got := recallIDs(t, e, RecallRequest{Query: query}); len(got) != 2 || got[0] != shortID {
+		t.Fatalf("lexical ids = %v, want %d first (the premise of this test)", got, shortID)
+	}
+	emb.set(func(f *fakeEmbedder) { f.down = false })
+	mustEmbedPending(t, e)
+	if got := recallIDs(t, e, RecallRequest{Query: query}); len(got) != 2 || got[0] != longID {
+		t.Errorf("fused ids = %v, want %d first", got, longID)
+	}
+}
+
+func TestSpaceIndexSearch(t *testing.T) {
+	idx := &spaceIndex{dims: 2, ids: []int64{1, 2, 3}, flat: []float32{1, 0, 0, 1, float32(math.Sqrt2) / 2, float32(math.Sqrt2) / 2}}
+	got := idx.search([]float32{1, 0}, 0.5, 10)
+	want := []legScore{{key: candidateKey{id: 1}, raw: 1}, {key: candidateKey{id: 3}, raw: float64(float32(math.Sqrt2) / 2)}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(legScore{}, candidateKey{})); diff != "" {
+		t.Errorf("search (-want +got):\n%s", diff)
+	}
+	if got := idx.search([]float32{1, 0, 0}, 0, 10); got != nil {
+		t.Errorf("search with a query of another width = %v, want nil", got)
+	}
+}
+
+// bootEmbedder is the same adapter cmd uses, over a real modelboot.Boot: a zero vector is an
+// empty entry, and the fingerprint is the declared representation once ready.
+type bootEmbedder struct{ b *modelboot.Boot }
+
+func (a bootEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := a.b.Embed(ctx, texts)
+	var be *modelboot.BatchError
+	if errors.As(err, &be) {
+		for _, f := range be.Failed {
+			if errors.Is(f.Err, modelboot.ErrZeroVector) {
+				vecs[f.Index] = []float32{}
+			}
+		}
+	}
+	return vecs, err
+}
+
+func (a bootEmbedder) Fingerprint() string {
+	if st := a.b.State(); st.Phase != modelboot.PhaseReady || st.Dims == 0 {
+		return ""
+	}
+	return a.b.Representation().String()
+}
+
+func (a bootEmbedder) Ready() bool { return a.b.State().Phase == modelboot.PhaseReady }
+
+// TestSemanticOverOllama runs the production path: a real modelboot.Boot against the fake
+// Ollama server. The server's embedding is a bag of pseudo-random token vectors, so texts
+// sharing words are close and a text with no vocabulary word embeds to zero.
+func TestSemanticOverOllama(t *testing.T) {
+	srv, err := ollamatest.NewServer(ollamatest.Model{Name: "tiny", Dims: 32, Pooling: "mean",
+		Vocabulary: []string{"manager", "likes", "minimal", "style", "boss", "build", "port"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	boot, err := modelboot.New(modelboot.Settings{Host: srv.Host(), Model: "tiny", MinBackoff: 10 * time.Millisecond,
+		MaxBackoff: 50 * time.Millisecond, HealthInterval: time.Hour}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- boot.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waitPhase(t, boot, modelboot.PhaseReady)
+
+	emb := bootEmbedder{boot}
+	e := openSemanticEngine(t, emb, func() string { return boot.State().String() })
+	id := remember(t, e, "", "manager likes minimal style")
+	remember(t, e, "", "build port")
+	remember(t, e, "", "老王") // no vocabulary word: the zero vector
+	rep := mustEmbedPending(t, e)
+	if rep != (EmbedReport{Embedded: 2, Zero: 1}) {
+		t.Errorf("EmbedPending = %+v, want 2 embedded and 1 zero", rep)
+	}
+	d, err := e.DiagnoseVectors(ctx)
+	if err != nil || !strings.HasPrefix(d.Fingerprint, "v1/ollama/tiny:latest@") || d.Stale != 0 {
+		t.Errorf("DiagnoseVectors = %+v, %v; want a clean v1 ollama space", d, err)
+	}
+
+	// "boss" shares no word with the fact, so only the semantic leg can find it; the
+	// deterministic model gives "boss minimal style" most of the fact's tokens.
+	res, err := e.Recall(ctx, RecallRequest{Query: "minimal style boss"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].ID != id || res.Hits[0].Legs.Semantic == 0 {
+		t.Errorf("hits = %+v, want fact %d with a semantic score", res.Hits, id)
+	}
+
+	// The server dies: the state turns offline and recall answers on the other legs.
+	srv.Down()
+	boot.Recheck()
+	waitPhase(t, boot, modelboot.PhaseOffline)
+	res, err = e.Recall(ctx, RecallRequest{Query: "minimal style boss"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Semantic != "offline" || len(res.Hits) == 0 || res.Hits[0].Legs.Semantic != 0 {
+		t.Errorf("recall while offline = %+v, want lexical hits and semantic offline", res)
+	}
+}
+
+func waitPhase(t *testing.T, b *modelboot.Boot, want modelboot.Phase) {
+	t.Helper()
+	states, unsubscribe := b.Subscribe()
+	defer unsubscribe()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case st := <-states:
+			if st.Phase == want {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("state = %v after 10s, want %s", b.State(), want)
+		}
+	}
+}
+
+func TestRunCatchesUpVectorsAndStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the entity extractor (seconds)")
+	}
+	x, err := sharedExtractor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := newFakeEmbedder("fake/a@1/4", semanticVectors())
+	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), Options{Entities: x, Embedder: emb, SemanticState: emb.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	remember(t, e, "", manager)
+	remember(t, e, "", build)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, err := e.DiagnoseVectors(context.Background())
+		if err == nil && d.Stale == 0 && d.Current == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("vectors after 10s of Run = %+v, %v; want 2 current", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run after cancel = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled")
+	}
+}
+
+func BenchmarkVectorSearch(b *testing.B) {
+	for _, size := range []struct{ n, dims int }{{10_000, 768}, {10_000, 1024}, {100_000, 768}, {100_000, 1024}} {
+		b.Run(fmt.Sprintf("%dx%d", size.n, size.dims), func(b *testing.B) {
+			idx := &spaceIndex{dims: size.dims, ids: make([]int64, size.n), flat: make([]float32, size.n*size.dims)}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := range idx.ids {
+				idx.ids[i] = int64(i + 1)
+				row := idx.flat[i*size.dims : (i+1)*size.dims]
+				for d := range row {
+					row[d] = rng.Float32() - 0.5
+				}
+				normalizeVector(row)
+			}
+			q := append([]float32(nil), idx.flat[:size.dims]...)
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := idx.search(q, 0.5, candidateLimit); len(got) == 0 {
+					b.Fatal("no hit for a stored vector")
+				}
+			}
+		})
+	}
+}
+
+// cancellingEmbedder cancels its caller's context on its second call, as a crash or a closed
+// window would stop a pass in the middle.
+type cancellingEmbedder struct {
+	*fakeEmbedder
+	cancel context.CancelFunc
+	n      int
+}
+
+func (c *cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if c.n++; c.n == 2 {
+		c.cancel()
+		return nil, ctx.Err()
+	}
+	return c.fakeEmbedder.Embed(ctx, texts)
+}
+
+func TestEmbedPendingResumesAfterCancel(t *testing.T) {
+	vecs := map[string][]float32{}
+	var texts []string
+	for i := range 40 {
+		text := fmt.Sprintf("fact number %d", i)
+		texts = append(texts, text)
+		vecs[text] = []float32{1, float32(i), 0}
+	}
+	fake := newFakeEmbedder("fake/a@1/3", vecs)
+	ctx, cancel := context.WithCancel(context.Background())
+	emb := &cancellingEmbedder{fakeEmbedder: fake, cancel: cancel}
+	e := openSemanticEngine(t, emb, fake.state)
+	for _, text := range texts {
+		remember(t, e, "", text)
+	}
+	if _, err := e.EmbedPending(ctx, 100); !errors.Is(err, context.Canceled) {
+		t.Fatalf("EmbedPending = %v, want it cancelled in its second batch", err)
+	}
+	d, _ := e.DiagnoseVectors(context.Background())
+	if d.Current != embedBatchSize || d.Stale != 40-embedBatchSize {
+		t.Errorf("after the cancelled pass = %+v, want the first batch of %d kept", d, embedBatchSize)
+	}
+	rep, err := e.EmbedPending(context.Background(), 100)
+	if err != nil || rep != (EmbedReport{Embedded: 40 - embedBatchSize}) {
+		t.Errorf("resumed pass = %+v, %v; want the other %d embedded", rep, err, 40-embedBatchSize)
+	}
+	for text, n := range fake.calls {
+		if n != 1 {
+			t.Errorf("%q embedded %d times, want once", text, n)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Vectors: one row per fact or chunk, in the vector space (fingerprint) it was made in. The
+// store does not know what a fingerprint means beyond two rules: vectors of two fingerprints
+// are never returned together, and a fingerprint that does not start with a version
+// ("v1/...") is legacy, written before the fingerprint format existed.
+//
+// A row with dims = 0 and an empty blob is a zero-vector marker: the text embedded to a
+// vector of zero norm in that space (no semantic evidence). It counts as done, so the
+// catch-up does not embed the text again and again, and it is never searched.
+
+// Vector is one owner's embedding, made from Text. PutVectors writes it only if the owner
+// still holds Text. A nil or empty Vec writes a zero-vector marker.
+type Vector struct {
+	Kind string
+	ID   int64
+	Text string
+	Vec  []float32
+}
+
+// PutVectors writes vectors made in fingerprint in one transaction, replacing each owner's
+// previous vector (of any fingerprint). Owners deleted or edited since their text was read
+// are skipped: the catch-up reads them again. It returns how many rows were written.
+func (s *Store) PutVectors(ctx context.Context, fingerprint string, vs []Vector) (int, error) {
+	written := 0
+	now := nowMillis()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		written = 0
+		for _, v := range vs {
+			textCol, active := "content", " AND status = 'active'"
+			if v.Kind == KindChunk {
+				textCol, active = "text", ""
+			}
+			res, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO vectors(owner_kind, owner_id, fingerprint, dims, vec, created_at)
+				SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM `+ownerTable(v.Kind)+` WHERE id = ? AND `+textCol+` = ?`+active+`)`,
+				v.Kind, v.ID, fingerprint, len(v.Vec), EncodeVector(v.Vec), now, v.ID, v.Text)
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			written += int(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store vectors: %w", err)
+	}
+	return written, nil
+}
+
+// EncodeVector is the blob form of a vector: little-endian float32s.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector reads a blob written by EncodeVector into dst (grown as needed).
+func DecodeVector(dst []float32, b []byte) []float32 {
+	n := len(b) / 4
+	dst = dst[:0]
+	for i := range n {
+		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+	}
+	return dst
+}
+
+// validVector is SQL for "this row is a usable vector or zero marker of fingerprint ?".
+const validVector = `v.fingerprint = ? AND length(v.vec) = 4 * v.dims`
+
+// MissingVectors returns up to limit owners of kind, with id > afterID in id order, that have
+// no valid vector in fingerprint (none at all, one of another fingerprint, or a blob of the
+// wrong width), and how many there are in all. Only active facts count.
+func (s *Store) MissingVectors(ctx context.Context, kind, fingerprint string, afterID int64, limit int) ([]StaleOwner, int, error) {
+	t := ownerTable(kind)
+	textCol, active := "content", ` AND o.status = 'active'`
+	if kind == KindChunk {
+		textCol, active = "text", ""
+	}
+	missing := ` NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` + validVector + `)` + active
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t+` o WHERE`+missing, kind, fingerprint).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count missing vectors: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT o.id, o.`+textCol+` FROM `+t+` o WHERE o.id > ? AND`+missing+` ORDER BY o.id LIMIT ?`,
+		afterID, kind, fingerprint, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read missing vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []StaleOwner
+	for rows.Next() {
+		var o StaleOwner
+		if err := rows.Scan(&o.ID, &o.Text); err != nil {
+			return nil, 0, fmt.Errorf("read missing vectors: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, total, rows.Err()
+}
+
+// SpaceVectors are the searchable vectors of one kind and space in one fingerprint: IDs[i]
+// owns Vecs[i]. Zero-vector markers are left out.
+type SpaceVectors struct {
+	IDs  []int64
+	Vecs [][]float32
+}
+
+// VectorsForSpace reads the vectors of active owners of kind in space made in fingerprint.
+func (s *Store) VectorsForSpace(ctx context.Context, kind, space, fingerprint string) (SpaceVectors, error) {
+	q := `SELECT v.owner_id, v.vec FROM vectors v JOIN facts o ON o.id = v.owner_id
+		WHERE v.owner_kind = 'fact' AND o.status = 'active' AND o.space = ? AND ` + validVector + ` AND v.dims > 0 ORDER BY v.owner_id`
+	if kind == KindChunk {
+		q = `SELECT v.owner_id, v.vec FROM vectors v JOIN chunks o ON o.id = v.owner_id JOIN documents d ON d.id = o.doc_id
+			WHERE v.owner_kind = 'chunk' AND d.space = ? AND ` + validVector + ` AND v.dims > 0 ORDER BY v.owner_id`
+	}
+	rows, err := s.db.QueryContext(ctx, q, space, fingerprint)
+	if err != nil {
+		return SpaceVectors{}, fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	var out SpaceVectors
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return SpaceVectors{}, fmt.Errorf("read vectors: %w", err)
+		}
+		out.IDs = append(out.IDs, id)
+		out.Vecs = append(out.Vecs, DecodeVector(make([]float32, 0, len(blob)/4), blob))
+	}
+	return out, rows.Err()
+}
+
+// VectorGeneration changes whenever a vector of kind is written or removed (a counter kept by
+// triggers): a cached index built at one generation is current while it stays the same.
+func (s *Store) VectorGeneration(ctx context.Context, kind string) (int64, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, "vectors_generation_"+kind).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read vector generation: %w", err)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("read vector generation %q: %w", v, err)
+	}
+	return n, nil
+}
+
+// VectorDiagnosis counts, over active facts and all chunks, what stands between the database
+// and a complete index in one fingerprint.
+type VectorDiagnosis struct {
+	// Current owners have a usable vector (or a zero-vector marker) in the fingerprint.
+	Current int `json:"current"`
+	// Zero of those are zero-vector markers: no semantic evidence.
+	Zero int `json:"zero"`
+	// Stale owners have no vector, or one of the wrong width, in the fingerprint.
+	Stale int `json:"stale"`
+	// SpaceStale owners have a vector made in another fingerprint (also counted in Stale).
+	SpaceStale int `json:"space_stale"`
+	// Legacy of those were made before fingerprints were versioned ("" or no "vN/" prefix).
+	Legacy int `json:"legacy"`
+	// Orphans are vectors whose owner is gone or no longer active: EvictVectors removes them.
+	Orphans int `json:"orphans"`
+}
+
+// DiagnoseVectors counts current, stale, space-stale, legacy and orphaned vectors.
+func (s *Store) DiagnoseVectors(ctx context.Context, fingerprint string) (VectorDiagnosis, error) {
+	var d VectorDiagnosis
+	const owners = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL SELECT 'chunk', id FROM chunks`
+	err := s.db.QueryRowContext(ctx, `SELECT
+		coalesce(sum(v.fingerprint = ? AND length(v.vec) = 4 * v.dims), 0),
+		coalesce(sum(v.fingerprint = ? AND v.dims = 0 AND length(v.vec) = 0), 0),
+		coalesce(sum(v.owner_id IS NULL OR NOT (v.fingerprint = ? AND length(v.vec) = 4 * v.dims)), 0),
+		coalesce(sum(v.fingerprint != ?), 0),
+		coalesce(sum(v.fingerprint != ? AND NOT (v.fingerprint GLOB 'v[0-9]*/*')), 0)
+		FROM (`+owners+`) o LEFT JOIN vectors v ON v.owner_kind = o.kind AND v.owner_id = o.id`,
+		fingerprint, fingerprint, fingerprint, fingerprint, fingerprint).
+		Scan(&d.Current, &d.Zero, &d.Stale, &d.SpaceStale, &d.Legacy)
+	if err != nil {
+		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors v WHERE `+orphanVector).Scan(&d.Orphans); err != nil {
+		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
+	}
+	return d, nil
+}
+
+// orphanVector is SQL for a vector whose owner is gone or (a fact) no longer active.
+const orphanVector = `(v.owner_kind = 'fact' AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.id = v.owner_id AND f.status = 'active'))
+	OR (v.owner_kind = 'chunk' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.owner_id))`
+
+// EvictVectors deletes, in one statement, the vectors of deleted chunks and of facts that are
+// gone or no longer active, and returns how many it deleted. The triggers of schema v5 keep
+// this at zero for changes made since; it cleans up after anything older.
+func (s *Store) EvictVectors(ctx context.Context) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM vectors AS v WHERE `+orphanVector)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("evict vectors: %w", err)
+	}
+	return int(n), nil
+}

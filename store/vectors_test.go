@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	fpA = "v1/ollama/a@1/3/mean/l2/512"
+	fpB = "v1/ollama/b@2/3/mean/l2/512"
+)
+
+func TestVectorsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	f1, _, _ := s.AddFact(ctx, "default", "alpha", "h1", nil)
+	f2, _, _ := s.AddFact(ctx, "default", "beta", "h2", nil)
+	f3, _, _ := s.AddFact(ctx, "work", "gamma", "h3", nil)
+	doc, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/d.md", Title: "d", Format: "markdown", Hash: "x", Bytes: 1,
+		Chunks: []Chunk{{Ordinal: 0, Text: "chunk text"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := s.Chunks(ctx, doc)
+	if err != nil || len(chunks) != 1 {
+		t.Fatalf("Chunks = %v, %v", chunks, err)
+	}
+
+	missing, total, err := s.MissingVectors(ctx, KindFact, fpA, 0, 10)
+	if err != nil || total != 3 || len(missing) != 3 {
+		t.Fatalf("MissingVectors before = %v, %d, %v; want 3", missing, total, err)
+	}
+	n, err := s.PutVectors(ctx, fpA, []Vector{
+		{Kind: KindFact, ID: f1, Text: "alpha", Vec: []float32{1, 0, 0}},
+		{Kind: KindFact, ID: f2, Text: "beta", Vec: nil}, // zero marker
+		{Kind: KindFact, ID: f3, Text: "changed meanwhile", Vec: []float32{0, 1, 0}},
+		{Kind: KindChunk, ID: chunks[0].ID, Text: "chunk text", Vec: []float32{0, 0, 1}},
+	})
+	if err != nil || n != 3 {
+		t.Fatalf("PutVectors = %d, %v; want 3 written (the edited one skipped)", n, err)
+	}
+	missing, total, err = s.MissingVectors(ctx, KindFact, fpA, 0, 10)
+	if err != nil || total != 1 || len(missing) != 1 || missing[0].ID != f3 {
+		t.Fatalf("MissingVectors after = %v, %d, %v; want only fact %d", missing, total, err, f3)
+	}
+	if missing, _, _ := s.MissingVectors(ctx, KindFact, fpA, f3, 10); len(missing) != 0 {
+		t.Errorf("MissingVectors after id %d = %v, want none", f3, missing)
+	}
+	got, err := s.VectorsForSpace(ctx, KindFact, "default", fpA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(SpaceVectors{IDs: []int64{f1}, Vecs: [][]float32{{1, 0, 0}}}, got); diff != "" {
+		t.Errorf("VectorsForSpace(default) (-want +got):\n%s", diff)
+	}
+	if got, _ := s.VectorsForSpace(ctx, KindFact, "default", fpB); len(got.IDs) != 0 {
+		t.Errorf("VectorsForSpace in another fingerprint = %v, want none", got)
+	}
+	if got, _ := s.VectorsForSpace(ctx, KindChunk, "default", fpA); len(got.IDs) != 1 {
+		t.Errorf("VectorsForSpace(chunks) = %v, want the chunk", got)
+	}
+
+	d, err := s.DiagnoseVectors(ctx, fpA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(VectorDiagnosis{Current: 3, Zero: 1, Stale: 1}, d); diff != "" {
+		t.Errorf("DiagnoseVectors(A) (-want +got):\n%s", diff)
+	}
+	d, _ = s.DiagnoseVectors(ctx, fpB)
+	if diff := cmp.Diff(VectorDiagnosis{Stale: 4, SpaceStale: 3}, d); diff != "" {
+		t.Errorf("DiagnoseVectors(B) (-want +got):\n%s", diff)
+	}
+}
+
+func TestVectorsFollowOwners(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	f1, _, _ := s.AddFact(ctx, "default", "alpha", "h1", nil)
+	f2, _, _ := s.AddFact(ctx, "default", "beta", "h2", nil)
+	if _, err := s.PutVectors(ctx, fpA, []Vector{
+		{Kind: KindFact, ID: f1, Text: "alpha", Vec: []float32{1, 0, 0}},
+		{Kind: KindFact, ID: f2, Text: "beta", Vec: []float32{0, 1, 0}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	gen0, err := s.VectorGeneration(ctx, KindFact)
+	if err != nil || gen0 == 0 {
+		t.Fatalf("VectorGeneration = %d, %v; want > 0", gen0, err)
+	}
+	// Editing drops the vector (it described the old text); forgetting drops it too.
+	if _, err := s.EditFact(ctx, f1, "alpha two", "h1b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetFactStatus(ctx, f2, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.VectorsForSpace(ctx, KindFact, "default", fpA); len(got.IDs) != 0 {
+		t.Errorf("VectorsForSpace after edit and forget = %v, want none", got)
+	}
+	if gen, _ := s.VectorGeneration(ctx, KindFact); gen == gen0 {
+		t.Errorf("VectorGeneration unchanged (%d) after vectors were dropped", gen)
+	}
+
+	// Vectors written before the triggers existed (or by hand) are evicted in one batch.
+	if _, err := s.db.Exec(`INSERT INTO vectors(owner_kind, owner_id, fingerprint, dims, vec, created_at) VALUES
+		('fact', ?, ?, 3, x'000000000000000000000000', 1), ('chunk', 999, '', 3, x'000000000000000000000000', 1)`, f2, fpA); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.DiagnoseVectors(ctx, fpA); d.Orphans != 2 {
+		t.Errorf("Orphans = %d, want 2", d.Orphans)
+	}
+	n, err := s.EvictVectors(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("EvictVectors = %d, %v; want 2", n, err)
+	}
+	if d, _ := s.DiagnoseVectors(ctx, fpA); d.Orphans != 0 {
+		t.Errorf("Orphans after evict = %d, want 0", d.Orphans)
+	}
+}
+
+func TestDiagnoseLegacyAndWrongWidth(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	f1, _, _ := s.AddFact(ctx, "default", "alpha", "h1", nil)
+	f2, _, _ := s.AddFact(ctx, "default", "beta", "h2", nil)
+	f3, _, _ := s.AddFact(ctx, "default", "gamma", "h3", nil)
+	if _, err := s.db.Exec(`INSERT INTO vectors(owner_kind, owner_id, fingerprint, dims, vec, created_at) VALUES
+		('fact', ?, '', 3, x'000000000000000000000000', 1),
+		('fact', ?, 'ollama/old@1/3', 3, x'000000000000000000000000', 1),
+		('fact', ?, ?, 3, x'00000000', 1)`, f1, f2, f3, fpA); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.DiagnoseVectors(ctx, fpA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(VectorDiagnosis{Stale: 3, SpaceStale: 2, Legacy: 2}, d); diff != "" {
+		t.Errorf("DiagnoseVectors (-want +got):\n%s", diff)
+	}
+	if _, total, _ := s.MissingVectors(ctx, KindFact, fpA, 0, 10); total != 3 {
+		t.Errorf("MissingVectors total = %d, want 3 (the short blob is wrong width)", total)
+	}
+}
+
+func TestEncodeVectorRoundTrip(t *testing.T) {
+	v := []float32{0, -1.5, 3.25e-7, 1}
+	if diff := cmp.Diff(v, DecodeVector(nil, EncodeVector(v))); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
