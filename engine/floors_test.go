@@ -183,8 +183,8 @@ func TestFuseBreaksTiesDeterministically(t *testing.T) {
 	}}
 	got := fuse([]fusedLeg{{scores: legs[0], weight: 1}})
 	want := []fused{
-		{candidateKey{"fact", 3}, 1}, {candidateKey{"fact", 9}, 1}, {candidateKey{"chunk", 1}, 1},
-		{candidateKey{"fact", 4}, 0.5},
+		{key: candidateKey{"fact", 3}, score: 1}, {key: candidateKey{"fact", 9}, score: 1},
+		{key: candidateKey{"chunk", 1}, score: 1}, {key: candidateKey{"fact", 4}, score: 0.5},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{})); diff != "" {
 		t.Errorf("fuse (-want +got):\n%s", diff)
@@ -198,7 +198,24 @@ func TestFuseWeightsLegs(t *testing.T) {
 		{scores: []legScore{{key: b, raw: 0.4}, {key: a, raw: 0.1}}, weight: 0.5, absolute: true}, // Jaccard
 	}
 	got := fuse(legs)
-	want := []fused{{a, 1 + 0.5*0.1}, {b, 0.5 + 0.5*0.4}}
+	want := []fused{{key: a, score: 1 + 0.5*0.1}, {key: b, score: 0.5 + 0.5*0.4}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{}), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("fuse (-want +got):\n%s", diff)
+	}
+}
+
+func TestFuseSupportingLegCannotOutrankAlone(t *testing.T) {
+	lex, both, semOnly := candidateKey{"fact", 1}, candidateKey{"fact", 2}, candidateKey{"fact", 3}
+	legs := []fusedLeg{
+		{scores: []legScore{{key: lex, raw: 10}, {key: both, raw: 2}}, weight: 1},
+		{scores: []legScore{{key: both, raw: 0.9}, {key: semOnly, raw: 0.99}}, weight: 0.6, absolute: true, supporting: true},
+	}
+	got := fuse(legs)
+	want := []fused{
+		{key: lex, score: 1},
+		{key: both, score: 0.2}, // the supporter's cosine leaves the primary order alone
+		{key: semOnly, score: 0.6 * 0.99, uncorroborated: true}, // a higher score, but found by the supporter alone
+	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{}), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("fuse (-want +got):\n%s", diff)
 	}

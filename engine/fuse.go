@@ -42,10 +42,12 @@ func headNormalize(scores []legScore) map[candidateKey]float64 {
 
 const inf = 1e308
 
-// fused is a candidate's combined score.
+// fused is a candidate's combined score. Uncorroborated candidates were found only by
+// supporting legs; they rank after every corroborated one.
 type fused struct {
-	key   candidateKey
-	score float64
+	key            candidateKey
+	score          float64
+	uncorroborated bool
 }
 
 // fusedLeg is one leg's scores with its weight. Absolute legs (scores already on a fixed
@@ -55,6 +57,11 @@ type fusedLeg struct {
 	scores   []legScore
 	weight   float64
 	absolute bool
+	// supporting legs only add answers: their finds that no primary leg found come after
+	// every primary find, ordered by the supporting score, and they leave the primary legs'
+	// order alone (the semantic leg: a weak model can add answers but never push a lexical
+	// or entity answer down).
+	supporting bool
 }
 
 // fuse adds each leg's (normalized) scores times the leg's weight, then sorts by score,
@@ -62,27 +69,46 @@ type fusedLeg struct {
 // fused number is only comparable within one query: never threshold on it.
 func fuse(legs []fusedLeg) []fused {
 	total := map[candidateKey]float64{}
-	for _, leg := range legs {
-		if leg.absolute {
-			for _, s := range leg.scores {
-				if s.raw > 0 && s.raw <= 1 {
-					total[s.key] += leg.weight * s.raw
-				}
-			}
-			continue
+	corroborated := map[candidateKey]bool{}
+	add := func(leg fusedLeg, key candidateKey, v float64) {
+		if leg.supporting && corroborated[key] {
+			return
 		}
-		for key, norm := range headNormalize(leg.scores) {
-			total[key] += leg.weight * norm
+		total[key] += leg.weight * v
+		if !leg.supporting && leg.weight*v > 0 {
+			corroborated[key] = true
+		}
+	}
+	// Primary legs first, so a supporting leg knows what they found.
+	for _, supporting := range []bool{false, true} {
+		for _, leg := range legs {
+			if leg.supporting != supporting {
+				continue
+			}
+			if leg.absolute {
+				for _, s := range leg.scores {
+					if s.raw > 0 && s.raw <= 1 {
+						add(leg, s.key, s.raw)
+					}
+				}
+				continue
+			}
+			for key, norm := range headNormalize(leg.scores) {
+				add(leg, key, norm)
+			}
 		}
 	}
 	out := make([]fused, 0, len(total))
 	for key, score := range total {
 		if score > 0 {
-			out = append(out, fused{key: key, score: score})
+			out = append(out, fused{key: key, score: score, uncorroborated: !corroborated[key]})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
+		if a.uncorroborated != b.uncorroborated {
+			return !a.uncorroborated
+		}
 		if a.score != b.score {
 			return a.score > b.score
 		}

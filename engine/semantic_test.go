@@ -300,9 +300,10 @@ func TestRecallAnswersWhenEmbedderIsDown(t *testing.T) {
 	}
 }
 
-func TestSemanticLegAddsToLexical(t *testing.T) {
+func TestSemanticLegNeverReordersOtherLegs(t *testing.T) {
 	// Both facts match the words and the lexical leg prefers the short one; the model finds
-	// the other one much closer, and the fused order follows.
+	// the other one much closer. The semantic leg is a supporter: it reports its cosine on
+	// the hit but leaves the lexical order alone (a weak model must never subtract).
 	const (
 		short = "docker deploy"
 		long  = "deploy the billing app with docker compose on friday"
@@ -318,8 +319,15 @@ func TestSemanticLegAddsToLexical(t *testing.T) {
 	}
 	emb.set(func(f *fakeEmbedder) { f.down = false })
 	mustEmbedPending(t, e)
-	if got := recallIDs(t, e, RecallRequest{Query: query}); len(got) != 2 || got[0] != longID {
-		t.Errorf("fused ids = %v, want %d first", got, longID)
+	res, err := e.Recall(context.Background(), RecallRequest{Query: query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || res.Hits[0].ID != shortID || res.Hits[1].ID != longID {
+		t.Fatalf("fused hits = %+v, want the lexical order %d, %d", res.Hits, shortID, longID)
+	}
+	if h := res.Hits[1]; h.Legs.Semantic < 0.9 || h.SemanticOnly || !strings.Contains(h.Why, "semantic") {
+		t.Errorf("hit %+v: want its cosine reported in legs and why, and not marked semantic-only", h)
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 	"github.com/memdesk/memdesk/engine/eval/enginearm"
 )
 
-const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [--legs fts,entity] [-k 10]
+const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [--legs fts,entity,semantic] [-k 10]
      [--baseline] [--limit-queries N] [--json] [--out FILE]
 eval --cases FILE [--json] [--out FILE]`
 
@@ -37,7 +37,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	baseline := fs.Bool("baseline", false, "also run plain BM25 over the same corpus")
 	limit := fs.Int("limit-queries", 0, "only the first N queries (0: all)")
 	out := fs.String("out", "", "also write the JSON report to this file")
-	legs := fs.String("legs", "fts,entity", "retrieval legs to use: fts (always on), entity, semantic")
+	legs := fs.String("legs", "fts,entity", "retrieval legs to use: fts (always on), entity, semantic (needs Ollama)")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -62,12 +62,12 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 		}
 		return c.evalCases(ctx, *casesFile, *out)
 	}
-	entities, err := parseLegs(*legs)
+	entities, semantic, err := parseLegs(*legs)
 	if err != nil {
 		return err
 	}
 	opts := beirRun{dir: *beirDir, scope: eval.Scope(*scope), as: enginearm.As(*as), k: *k,
-		baseline: *baseline, limit: *limit, out: *out, entities: entities}
+		baseline: *baseline, limit: *limit, out: *out, entities: entities, semantic: semantic}
 	switch {
 	case opts.scope != eval.ScopeNone && opts.scope != eval.ScopePrefix:
 		return usagef("eval: --scope %q: want none or prefix", *scope)
@@ -81,9 +81,8 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	return c.evalBEIR(ctx, opts)
 }
 
-// parseLegs reads --legs. The lexical leg is the engine's base and cannot be left out; the
-// semantic leg needs the Ollama integration of the engine, which eval does not drive yet.
-func parseLegs(list string) (entities bool, err error) {
+// parseLegs reads --legs. The lexical leg is the engine's base and cannot be left out.
+func parseLegs(list string) (entities, semantic bool, err error) {
 	fts := false
 	for _, leg := range strings.Split(list, ",") {
 		switch strings.TrimSpace(leg) {
@@ -92,19 +91,20 @@ func parseLegs(list string) (entities bool, err error) {
 		case "entity":
 			entities = true
 		case "semantic":
-			return false, usagef("eval: --legs semantic: eval cannot embed a corpus yet; measure with --legs fts,entity")
+			semantic = true
 		default:
-			return false, usagef("eval: --legs: unknown leg %q (want fts, entity)", leg)
+			return false, false, usagef("eval: --legs: unknown leg %q (want fts, entity, semantic)", leg)
 		}
 	}
 	if !fts {
-		return false, usagef("eval: --legs must include fts: the lexical leg is always on")
+		return false, false, usagef("eval: --legs must include fts: the lexical leg is always on")
 	}
-	return entities, nil
+	return entities, semantic, nil
 }
 
 type beirRun struct {
 	entities bool
+	semantic bool
 	dir      string
 	scope    eval.Scope
 	as       enginearm.As
@@ -125,8 +125,21 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 	if o.entities {
 		rep.Legs = append(rep.Legs, "entity")
 	}
+	var sem *semantic
+	if o.semantic {
+		rep.Legs = append(rep.Legs, "semantic")
+		if sem, err = c.startSemantic(ctx); err != nil {
+			return err
+		}
+		if sem != nil {
+			defer sem.stop()
+		}
+		if err := sem.waitReady(ctx); err != nil {
+			return err
+		}
+	}
 
-	err = c.withScratchEngine(ctx, o.entities, func(e *engine.Engine, dir string) error {
+	err = c.withScratchEngine(ctx, o.entities, sem, func(e *engine.Engine, dir string) error {
 		progress, done := c.countProgress(fmt.Sprintf("loading %d documents as %s", len(ds.Docs), o.as))
 		r, stats, err := enginearm.Load(ctx, e, ds.Docs, enginearm.LoadOptions{
 			As: o.as, Scope: o.scope, FilesDir: filepath.Join(dir, "docs"), Progress: progress})
@@ -135,6 +148,13 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 			return err
 		}
 		rep.Load = &stats
+		if sem != nil {
+			// The whole corpus is embedded before the first query, so every query sees the
+			// same vector space; the report names it.
+			if rep.VectorSpace, err = embedAll(ctx, e, c.countProgress); err != nil {
+				return err
+			}
+		}
 		progress, done = c.countProgress("memdesk")
 		rep.Arm, err = eval.Run(ctx, ds, r, eval.RunOptions{K: o.k, Progress: progress})
 		done()
@@ -245,7 +265,7 @@ func (c *cli) evalCases(ctx context.Context, path, out string) error {
 	if err != nil {
 		return err
 	}
-	err = c.withScratchEngine(ctx, true, func(e *engine.Engine, _ string) error {
+	err = c.withScratchEngine(ctx, true, nil, func(e *engine.Engine, _ string) error {
 		retrieve := enginearm.NewCases(e).Retrieve
 		progress, done := c.countProgress("cases")
 		reps.Real, err = eval.RunCases(ctx, cf, retrieve, eval.CaseRunOptions{Arm: "real", Latency: true, Progress: progress})
@@ -338,7 +358,7 @@ func printFailures(w io.Writer, title string, outcomes []eval.CaseOutcome) {
 
 // withScratchEngine runs fn on an engine over a new database in a temporary directory,
 // removed afterwards; dir is free for fn's own files.
-func (c *cli) withScratchEngine(ctx context.Context, entities bool, fn func(e *engine.Engine, dir string) error) (err error) {
+func (c *cli) withScratchEngine(ctx context.Context, entities bool, sem *semantic, fn func(e *engine.Engine, dir string) error) (err error) {
 	dir, err := os.MkdirTemp("", "memdesk-eval-")
 	if err != nil {
 		return fmt.Errorf("create scratch directory: %w", err)
@@ -348,7 +368,11 @@ func (c *cli) withScratchEngine(ctx context.Context, entities bool, fn func(e *e
 			err = fmt.Errorf("remove scratch directory: %w", rerr)
 		}
 	}()
-	e, err := engine.Open(ctx, filepath.Join(dir, "eval.db"), c.engineOptions())
+	opts := c.engineOptions()
+	if sem != nil {
+		opts = sem.options(opts)
+	}
+	e, err := engine.Open(ctx, filepath.Join(dir, "eval.db"), opts)
 	if err != nil {
 		return err
 	}
@@ -365,6 +389,37 @@ func (c *cli) withScratchEngine(ctx context.Context, entities bool, fn func(e *e
 		}
 	}
 	return fn(e, dir)
+}
+
+// embedAll embeds every fact and chunk of the scratch engine in bounded passes, with a
+// progress bar, and returns the vector space they were made in.
+func embedAll(ctx context.Context, e *engine.Engine, newProgress func(string) (eval.Progress, func())) (string, error) {
+	start, err := e.DiagnoseVectors(ctx)
+	if err != nil {
+		return "", err
+	}
+	total := start.Stale
+	progress, done := newProgress(fmt.Sprintf("embedding %d texts", total))
+	defer done()
+	for {
+		rep, err := e.EmbedPending(ctx, 0)
+		if err != nil {
+			return "", err
+		}
+		if progress != nil {
+			if err := progress(total-rep.Remaining, total); err != nil {
+				return "", err
+			}
+		}
+		if rep.Remaining == 0 || rep.Embedded+rep.Zero == 0 {
+			break // done, or only inputs the model keeps failing on are left
+		}
+	}
+	d, err := e.DiagnoseVectors(ctx)
+	if err != nil {
+		return "", err
+	}
+	return d.Fingerprint, nil
 }
 
 // countProgress returns a progress callback drawing a counting bar on stderr (nothing when

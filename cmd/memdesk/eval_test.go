@@ -14,27 +14,27 @@ import (
 
 func TestParseLegs(t *testing.T) {
 	tests := []struct {
-		in       string
-		entities bool
-		wantErr  string
+		in                 string
+		entities, semantic bool
+		wantErr            string
 	}{
-		{"fts,entity", true, ""},
-		{"fts", false, ""},
-		{" lexical , entity ", true, ""},
-		{"entity", false, "must include fts"},
-		{"fts,semantic", false, "cannot embed"},
-		{"fts,vibes", false, "unknown leg"},
+		{"fts,entity", true, false, ""},
+		{"fts", false, false, ""},
+		{" lexical , entity ", true, false, ""},
+		{"fts,entity,semantic", true, true, ""},
+		{"entity", false, false, "must include fts"},
+		{"fts,vibes", false, false, "unknown leg"},
 	}
 	for _, tc := range tests {
-		got, err := parseLegs(tc.in)
+		ent, sem, err := parseLegs(tc.in)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("parseLegs(%q) err = %v, want one containing %q", tc.in, err, tc.wantErr)
 			}
 			continue
 		}
-		if err != nil || got != tc.entities {
-			t.Errorf("parseLegs(%q) = %v, %v; want entities %v", tc.in, got, err, tc.entities)
+		if err != nil || ent != tc.entities || sem != tc.semantic {
+			t.Errorf("parseLegs(%q) = %v, %v, %v; want entities %v semantic %v", tc.in, ent, sem, err, tc.entities, tc.semantic)
 		}
 	}
 }

@@ -52,8 +52,10 @@ type Report struct {
 	// As and Scope say how the corpus was loaded into memdesk.
 	As    string `json:"as,omitempty"`
 	Scope Scope  `json:"scope,omitempty"`
-	// Legs are the retrieval legs memdesk ran with.
-	Legs []string `json:"legs,omitempty"`
+	// Legs are the retrieval legs memdesk ran with; VectorSpace is the embedding fingerprint
+	// when the semantic leg was one of them.
+	Legs        []string `json:"legs,omitempty"`
+	VectorSpace string   `json:"vector_space,omitempty"`
 	Arm
 	Load     *LoadStats `json:"load,omitempty"`
 	Baseline *Arm       `json:"baseline,omitempty"`
