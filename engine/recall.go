@@ -170,12 +170,24 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 func (e *Engine) rankWithRetry(evidence []*sourceEvidence, plan queryPlan) ([]Hit, FloorReport, bool) {
 	floors := *e.opts.Floors
 	hits, report := e.rank(evidence, plan, floors.strict())
-	if loose := floors.loose(); len(hits) == 0 && loose != floors.strict() {
-		if looseHits, looseReport := e.rank(evidence, plan, loose); len(looseHits) > 0 {
+	// Hits only the supporting semantic leg found do not count as an answer here: they must
+	// not keep the lexical and entity legs from their own relaxed retry.
+	if loose := floors.loose(); !anyCorroborated(hits) && loose != floors.strict() {
+		if looseHits, looseReport := e.rank(evidence, plan, loose); anyCorroborated(looseHits) ||
+			len(hits) == 0 && len(looseHits) > 0 {
 			return looseHits, looseReport, true
 		}
 	}
 	return hits, report, false
+}
+
+func anyCorroborated(hits []Hit) bool {
+	for _, h := range hits {
+		if !h.SemanticOnly {
+			return true
+		}
+	}
+	return false
 }
 
 // queryPlan is a query read once. Relative time words become a created-time filter and leave

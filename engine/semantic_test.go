@@ -558,3 +558,25 @@ func TestEmbedPendingResumesAfterCancel(t *testing.T) {
 		}
 	}
 }
+
+func TestSemanticOnlyHitsDoNotBlockTheRelaxedRetry(t *testing.T) {
+	const (
+		lexical = "notes on the python interpreter"
+		meaning = "which release of the snake language we run"
+		query   = "python version"
+	)
+	emb := newFakeEmbedder("fake/a@1/3", map[string][]float32{lexical: {0, 1, 0}, meaning: {1, 0, 0}, query: {0.98, 0.2, 0}})
+	e := openSemanticEngine(t, emb, emb.state)
+	lexID := remember(t, e, "", lexical)
+	meaningID := remember(t, e, "", meaning)
+	mustEmbedPending(t, e)
+	res, err := e.Recall(context.Background(), RecallRequest{Query: query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Strictly, only the semantic leg has an answer; the lexical leg still gets its relaxed
+	// retry (python is one of two graded terms), and its answer comes first.
+	if !res.Relaxed || len(res.Hits) != 2 || res.Hits[0].ID != lexID || res.Hits[1].ID != meaningID || !res.Hits[1].SemanticOnly {
+		t.Errorf("hits = %+v (relaxed %v); want %d (lexical, relaxed) then %d (semantic only)", res.Hits, res.Relaxed, lexID, meaningID)
+	}
+}
