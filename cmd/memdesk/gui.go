@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"runtime"
-	"sync"
 
 	"fyne.io/fyne/v2/app"
 
@@ -41,17 +40,7 @@ func (c *cli) gui(ctx context.Context, args []string) (err error) {
 	}()
 	// The entity extractor loads and pending rows are swept in the background: the window
 	// and the lexical leg answer at once. The work stops with the window, before Close.
-	bgCtx, stopBackground := context.WithCancel(ctx)
-	var background sync.WaitGroup
-	background.Go(func() {
-		if err := e.Run(bgCtx); err != nil && bgCtx.Err() == nil {
-			c.log.Warn("background work stopped", "err", err)
-		}
-	})
-	defer func() {
-		stopBackground()
-		background.Wait()
-	}()
+	defer c.startBackground(ctx, e)()
 	return ui.Run(ctx, app.NewWithID(appID), ui.Options{Backend: e, Logger: c.log,
 		Semantic: ui.SemanticFunc(e.SemanticState), ConfigPath: c.cfg.Path, TestOllama: c.testOllama})
 }

@@ -61,17 +61,7 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 	// The entity extractor loads and stale entity rows are swept in the background; recall
 	// answers on the lexical leg meanwhile. The engine closes only after this has stopped
 	// (deferred calls run last-in first-out).
-	bgCtx, stopBackground := context.WithCancel(ctx)
-	var background sync.WaitGroup
-	background.Go(func() {
-		if err := e.Run(bgCtx); err != nil && bgCtx.Err() == nil {
-			c.log.Warn("entity leg unavailable; recall uses the lexical leg only", "err", err)
-		}
-	})
-	defer func() {
-		stopBackground()
-		background.Wait()
-	}()
+	defer c.startBackground(ctx, e)()
 
 	c.log.Info("serving MCP on stdio", "db", e.Path())
 	return serveMCP(ctx, newMCPServer(e, c.log), c.in, c.out)

@@ -204,3 +204,20 @@ func (c *cli) testOllama(ctx context.Context, host, model string) error {
 	s := &semantic{boot: boot, host: host}
 	return s.waitReady(ctx)
 }
+
+// startBackground runs the engine's background work (entity extractor, sweeps, vector
+// catch-up) for a long-lived process; the returned func stops it and waits for it, and must
+// run before the engine closes.
+func (c *cli) startBackground(ctx context.Context, e *engine.Engine) (stop func()) {
+	bgCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := e.Run(bgCtx); err != nil && bgCtx.Err() == nil {
+			c.log.Warn("background work stopped; recall keeps answering on the legs that are ready", "err", err)
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
