@@ -343,32 +343,6 @@ func TestSpaceIndexSearch(t *testing.T) {
 	}
 }
 
-// bootEmbedder is the same adapter cmd uses, over a real modelboot.Boot: a zero vector is an
-// empty entry, and the fingerprint is the declared representation once ready.
-type bootEmbedder struct{ b *modelboot.Boot }
-
-func (a bootEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vecs, err := a.b.Embed(ctx, texts)
-	var be *modelboot.BatchError
-	if errors.As(err, &be) {
-		for _, f := range be.Failed {
-			if errors.Is(f.Err, modelboot.ErrZeroVector) {
-				vecs[f.Index] = []float32{}
-			}
-		}
-	}
-	return vecs, err
-}
-
-func (a bootEmbedder) Fingerprint() string {
-	if st := a.b.State(); st.Phase != modelboot.PhaseReady || st.Dims == 0 {
-		return ""
-	}
-	return a.b.Representation().String()
-}
-
-func (a bootEmbedder) Ready() bool { return a.b.State().Phase == modelboot.PhaseReady }
-
 // TestSemanticOverOllama runs the production path: a real modelboot.Boot against the fake
 // Ollama server. The server's embedding is a bag of pseudo-random token vectors, so texts
 // sharing words are close and a text with no vocabulary word embeds to zero.
@@ -390,7 +364,7 @@ func TestSemanticOverOllama(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	waitPhase(t, boot, modelboot.PhaseReady)
 
-	emb := bootEmbedder{boot}
+	emb := modelboot.Retrieval{Boot: boot}
 	e := openSemanticEngine(t, emb, func() string { return boot.State().String() })
 	id := remember(t, e, "", "manager likes minimal style")
 	remember(t, e, "", "build port")

@@ -54,7 +54,7 @@ func (s *semantic) options(o engine.Options) engine.Options {
 		o.SemanticState = func() string { return "off" }
 		return o
 	}
-	o.Embedder = bootEmbedder{s.boot}
+	o.Embedder = modelboot.Retrieval{Boot: s.boot}
 	o.SemanticState = func() string { return s.boot.State().String() }
 	return o
 }
@@ -101,34 +101,6 @@ func (s *semantic) notReady() error {
 		return fmt.Errorf("the embedding model is not ready after %s (semantic: %s): run this again", semanticReadyWait, st)
 	}
 }
-
-// bootEmbedder adapts modelboot's client to the engine's Embedder: an input that embeds to
-// the zero vector becomes an empty vector (no semantic evidence, not a failure), and the
-// fingerprint is the declared representation once the model is ready (the engine adds its
-// own version).
-type bootEmbedder struct{ b *modelboot.Boot }
-
-func (a bootEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vecs, err := a.b.Embed(ctx, texts)
-	var be *modelboot.BatchError
-	if errors.As(err, &be) {
-		for _, f := range be.Failed {
-			if errors.Is(f.Err, modelboot.ErrZeroVector) {
-				vecs[f.Index] = []float32{}
-			}
-		}
-	}
-	return vecs, err
-}
-
-func (a bootEmbedder) Fingerprint() string {
-	if st := a.b.State(); st.Phase != modelboot.PhaseReady || st.Dims == 0 {
-		return ""
-	}
-	return a.b.Representation().String()
-}
-
-func (a bootEmbedder) Ready() bool { return a.b.State().Phase == modelboot.PhaseReady }
 
 // openSemanticEngine opens the engine with the semantic leg's bootstrap running. The returned
 // close stops the bootstrap after closing the engine's users' work; call it once.
