@@ -28,8 +28,7 @@ func (c *cli) gui(ctx context.Context, args []string) (err error) {
 	if !hasDisplay(c.lookup) {
 		return errors.New("gui: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); use the commands in 'memdesk help' instead")
 	}
-	// The Ollama bootstrap runs for as long as the process; recall never waits for it.
-	e, closeEngine, err := c.openSemanticEngine(ctx)
+	e, closeEngine, err := c.openLongLived(ctx)
 	if err != nil {
 		return err
 	}
@@ -38,9 +37,6 @@ func (c *cli) gui(ctx context.Context, args []string) (err error) {
 			err = cerr
 		}
 	}()
-	// The entity extractor loads and pending rows are swept in the background: the window
-	// and the lexical leg answer at once. The work stops with the window, before Close.
-	defer c.startBackground(ctx, e)()
 	return ui.Run(ctx, app.NewWithID(appID), ui.Options{Backend: e, Logger: c.log,
 		Semantic: ui.SemanticFunc(e.SemanticState), ConfigPath: c.cfg.Path, TestOllama: c.testOllama})
 }

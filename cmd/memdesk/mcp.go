@@ -47,8 +47,7 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 	if len(pos) > 0 {
 		return usagef("mcp: takes no arguments, got %q (choose the database with memdesk --db PATH mcp)", joinArgs(pos))
 	}
-	// The Ollama bootstrap runs for as long as the process; recall never waits for it.
-	e, closeEngine, err := c.openSemanticEngine(ctx)
+	e, closeEngine, err := c.openLongLived(ctx)
 	if err != nil {
 		return err
 	}
@@ -57,11 +56,6 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 			err = cerr
 		}
 	}()
-
-	// The entity extractor loads and stale entity rows are swept in the background; recall
-	// answers on the lexical leg meanwhile. The engine closes only after this has stopped
-	// (deferred calls run last-in first-out).
-	defer c.startBackground(ctx, e)()
 
 	c.log.Info("serving MCP on stdio", "db", e.Path())
 	return serveMCP(ctx, newMCPServer(e, c.log), c.in, c.out)

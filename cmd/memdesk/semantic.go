@@ -177,10 +177,15 @@ func (c *cli) testOllama(ctx context.Context, host, model string) error {
 	return s.waitReady(ctx)
 }
 
-// startBackground runs the engine's background work (entity extractor, sweeps, vector
-// catch-up) for a long-lived process; the returned func stops it and waits for it, and must
-// run before the engine closes.
-func (c *cli) startBackground(ctx context.Context, e *engine.Engine) (stop func()) {
+// openLongLived opens the engine for a process that stays up (the app, the MCP server): the
+// Ollama bootstrap and the engine's background work (entity extractor, sweeps, vector
+// catch-up) run for as long as it does, and nothing waits for them. The returned close stops
+// the background work, then closes the engine, then stops the bootstrap.
+func (c *cli) openLongLived(ctx context.Context) (*engine.Engine, func() error, error) {
+	e, closeEngine, err := c.openSemanticEngine(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	bgCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -188,8 +193,9 @@ func (c *cli) startBackground(ctx context.Context, e *engine.Engine) (stop func(
 			c.log.Warn("background work stopped; recall keeps answering on the legs that are ready", "err", err)
 		}
 	})
-	return func() {
+	return e, func() error {
 		cancel()
 		wg.Wait()
-	}
+		return closeEngine()
+	}, nil
 }
