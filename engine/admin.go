@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -14,6 +15,8 @@ type AdminRequest struct {
 	All bool `json:"all,omitempty"`
 	// Budget bounds the rows one pass touches; 0 means the action's default.
 	Budget int `json:"budget,omitempty"`
+	// To is where backup writes its copy; "" means a timestamped file beside the database.
+	To string `json:"to,omitempty"`
 	// Progress, when set, receives done/total counts from long actions.
 	Progress func(done, total int) `json:"-"`
 }
@@ -37,6 +40,7 @@ type adminAction struct {
 func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
 		"integrity":        {help: "check the SQLite file and its full-text indexes", run: e.integrity},
+		"backup":           {help: "write a consistent copy of the database (VACUUM INTO) beside it, or --to FILE", run: e.backup},
 		"entities-sweep":   {help: "re-extract entities that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
 		"vectors-diagnose": {help: "count vectors that are missing, from another embedding model, or orphaned", run: e.vectorsDiagnose},
 		"vectors-fix":      {help: "evict orphaned vectors and re-embed stale ones (--all: until none are left)", run: e.vectorsFix},
@@ -133,4 +137,18 @@ func (e *Engine) Run(ctx context.Context) error {
 		return nil
 	}
 	return e.runSemantic(ctx)
+}
+
+func (e *Engine) backup(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	to := req.To
+	if to == "" {
+		dir, base := filepath.Split(e.st.Path())
+		to = filepath.Join(dir, strings.TrimSuffix(base, filepath.Ext(base))+"-backup-"+e.opts.Now().Format("20060102-150405")+".db")
+	}
+	n, err := e.st.Backup(ctx, to)
+	if err != nil {
+		return AdminResult{}, err
+	}
+	return AdminResult{Action: "backup", OK: true, Counts: map[string]int{"bytes": int(n)},
+		Details: []string{fmt.Sprintf("wrote %s (%.1f MB); open it with memdesk --db %s", to, float64(n)/(1<<20), to)}}, nil
 }

@@ -441,3 +441,36 @@ func TestRememberBatch(t *testing.T) {
 		t.Errorf("batch fact not searchable: %v", ids)
 	}
 }
+
+func TestAdminBackup(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	id := remember(t, e, "", "备份之前的记忆")
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	res, err := e.Admin(ctx, AdminRequest{Action: "backup", To: dest})
+	if err != nil || !res.OK || res.Counts["bytes"] <= 0 {
+		t.Fatalf("backup = %+v, %v", res, err)
+	}
+	if fi, err := os.Stat(dest); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup file: %v, %v; want a user-only file", fi, err)
+	}
+	if _, err := e.Admin(ctx, AdminRequest{Action: "backup", To: dest}); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("second backup to the same file: err = %v, want a refusal to overwrite", err)
+	}
+	copyEngine, err := Open(ctx, dest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copyEngine.Close()
+	if diff := cmp.Diff([]int64{id}, recallIDs(t, copyEngine, RecallRequest{Query: "备份之前"})); diff != "" {
+		t.Errorf("recall in the backup (-want +got):\n%s", diff)
+	}
+	if res, err := copyEngine.Admin(ctx, AdminRequest{Action: "integrity"}); err != nil || !res.OK {
+		t.Errorf("integrity of the backup = %+v, %v", res, err)
+	}
+	// Without --to, the copy lands beside the database with a timestamp.
+	res, err = e.Admin(ctx, AdminRequest{Action: "backup"})
+	if err != nil || len(res.Details) == 0 || !strings.Contains(res.Details[0], filepath.Dir(e.Path())) {
+		t.Errorf("default backup = %+v, %v; want a file beside the database", res, err)
+	}
+}

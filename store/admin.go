@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // Stats counts what the database holds.
@@ -102,4 +103,31 @@ func (s *Store) Integrity(ctx context.Context) ([]string, error) {
 		}
 	}
 	return problems, nil
+}
+
+// Backup writes a consistent, compacted copy of the database to dest with VACUUM INTO,
+// while other connections keep reading and writing; it refuses to overwrite a file. It
+// returns the copy's size.
+func (s *Store) Backup(ctx context.Context, dest string) (int64, error) {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", dest, err)
+	}
+	if _, err := os.Stat(abs); err == nil {
+		return 0, fmt.Errorf("back up to %q: the file exists; choose a new name", abs)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	if err := os.Chmod(abs, 0o600); err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	return fi.Size(), nil
 }

@@ -67,6 +67,7 @@ Evaluation:
 Maintenance:
   stats                           what the database holds
   admin integrity                 check the database and its indexes
+  admin backup [--to FILE]        write a consistent copy of the database
   admin entities-sweep [--all]    extract entities that are pending or from older rules
   admin vectors-diagnose          count vectors missing or made by another embedding model
   admin vectors-fix [--all]       re-embed stale vectors and evict orphaned ones (needs Ollama)

@@ -354,6 +354,7 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
 	all := fs.Bool("all", false, "repeat bounded passes until nothing is left")
 	budget := fs.Int("budget", 0, "rows per pass (0: the action's default)")
+	to := fs.String("to", "", "backup: the file to write (default: beside the database)")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -367,7 +368,7 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 	}
 	return open(ctx, func(e *engine.Engine) error {
 		progress, done := c.countProgress(pos[0])
-		res, err := e.Admin(ctx, engine.AdminRequest{Action: pos[0], All: *all, Budget: *budget,
+		res, err := e.Admin(ctx, engine.AdminRequest{Action: pos[0], All: *all, Budget: *budget, To: *to,
 			Progress: func(n, total int) {
 				if progress != nil {
 					progress(n, total)
