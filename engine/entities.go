@@ -41,9 +41,6 @@ func (e *Engine) LoadEntities(ctx context.Context) error {
 	return nil
 }
 
-// EntitiesReady reports whether the entity leg is available.
-func (e *Engine) EntitiesReady() bool { return e.ents.Load() != nil }
-
 // extractEntities returns text's entities stamped with the rules version, or nil (pending)
 // while the extractor is not loaded.
 func (e *Engine) extractEntities(text string) *store.Entities {

@@ -31,21 +31,26 @@ func (c *cli) startSemantic(ctx context.Context) (*semantic, error) {
 	if !cfg.Enabled {
 		return nil, nil
 	}
-	// Reaching the server is retried in the background, and its state is shown where the
-	// user looks (status bar, results, stats); its warnings go to stderr only with -v, so an
-	// absent Ollama does not fill an MCP client's log.
+	return c.runBoot(ctx, cfg.Host, cfg.Model)
+}
+
+// runBoot starts a bootstrap for host and model in the background. Reaching the server is
+// retried there, and its state is shown where the user looks (status bar, results, stats);
+// its warnings go to stderr only with -v, so an absent Ollama does not fill an MCP client's
+// log.
+func (c *cli) runBoot(ctx context.Context, host, model string) (*semantic, error) {
 	log := c.log
 	if !c.verbose {
 		log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: slog.LevelError}))
 	}
-	boot, err := modelboot.New(modelboot.Settings{Host: cfg.Host, Model: cfg.Model, KeepAlive: cfg.KeepAlive}, log)
+	boot, err := modelboot.New(modelboot.Settings{Host: host, Model: model, KeepAlive: c.cfg.Config.Ollama.KeepAlive}, log)
 	if err != nil {
 		return nil, fmt.Errorf("semantic leg: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = boot.Run(runCtx) }) // Run returns ctx's error only
-	return &semantic{boot: boot, host: cfg.Host, stop: func() { cancel(); wg.Wait() }}, nil
+	return &semantic{boot: boot, host: host, stop: func() { cancel(); wg.Wait() }}, nil
 }
 
 // options fills the engine's semantic options; s may be nil (semantic off).
@@ -164,16 +169,11 @@ func (c *cli) withVectorsEngine(ctx context.Context, fn func(*engine.Engine) err
 // testOllama is the settings page's "test connection": a bootstrap of its own against host
 // and model, until the model answers an embedding or the server says why not.
 func (c *cli) testOllama(ctx context.Context, host, model string) error {
-	log := slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: slog.LevelError}))
-	boot, err := modelboot.New(modelboot.Settings{Host: host, Model: model, KeepAlive: c.cfg.Config.Ollama.KeepAlive}, log)
+	s, err := c.runBoot(ctx, host, model)
 	if err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = boot.Run(runCtx) })
-	defer func() { cancel(); wg.Wait() }()
-	s := &semantic{boot: boot, host: host}
+	defer s.stop()
 	return s.waitReady(ctx)
 }
 
