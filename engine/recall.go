@@ -481,13 +481,13 @@ func (e *Engine) explainHits(ctx context.Context, hits []Hit, evidence []*source
 		}
 	}
 	for i := range hits {
-		hits[i].Why = explain(hits[i], hits[i].FTSBar)
+		hits[i].Why = explain(hits[i])
 	}
 	return nil
 }
 
 // explain says, in one line, which legs fired and on what.
-func explain(h Hit, bar int) string {
+func explain(h Hit) string {
 	var parts []string
 	if h.Legs.FTS > 0 {
 		terms := h.Matched
@@ -499,8 +499,8 @@ func explain(h Hit, bar int) string {
 		p := fmt.Sprintf("lexical %.2f", h.Legs.FTS)
 		if len(h.Matched) > 0 {
 			p += fmt.Sprintf(" (matched %s%s", strings.Join(terms, ", "), more)
-			if bar > 0 {
-				p += fmt.Sprintf("; %d of bar %d", len(h.Matched), bar)
+			if h.FTSBar > 0 {
+				p += fmt.Sprintf("; %d of bar %d", len(h.Matched), h.FTSBar)
 			}
 			p += ")"
 		}
