@@ -161,13 +161,32 @@ func ReadFile(path string, lim Limits) (Document, error) {
 	if info.Size() > lim.MaxFileBytes {
 		return Document{}, tooLarge(path, info.Size(), lim.MaxFileBytes)
 	}
-	// The limit also guards against a file that grows between Stat and the read.
-	data, err := io.ReadAll(io.LimitReader(f, lim.MaxFileBytes+1))
-	if err != nil {
+	// A file that is not text says so in its first few kilobytes; reading a 1 GB binary
+	// (or sparse) file in whole to learn that would cost seconds and a gigabyte of memory.
+	head := make([]byte, sniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return Document{}, fmt.Errorf("read %q: %w", path, err)
 	}
-	return Parse(path, data, lim)
+	head = head[:n]
+	if format, _ := FormatOf(path); format != "pdf" {
+		if err := sniffText(head); err != nil {
+			return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
+		}
+	}
+	// One buffer of the size Stat gave, so a large file is not copied while it grows; the
+	// limit also guards against a file that grows between Stat and the read.
+	buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), lim.MaxFileBytes)+1))
+	buf.Write(head)
+	if _, err := buf.ReadFrom(io.LimitReader(f, lim.MaxFileBytes+1-int64(n))); err != nil {
+		return Document{}, fmt.Errorf("read %q: %w", path, err)
+	}
+	return Parse(path, buf.Bytes(), lim)
 }
+
+// sniffBytes is how much of a file sniffText looks at: looksBinary's window plus a byte
+// order mark.
+const sniffBytes = 8<<10 + 3
 
 func tooLarge(path string, size, limit int64) error {
 	return fmt.Errorf("%q is %s, over the %s limit; split it or raise the limit: %w",
@@ -188,12 +207,12 @@ func byteSize(n int64) string {
 // decodeText checks that data is UTF-8 text and returns it normalized: no byte order mark,
 // LF line ends, NFC.
 func decodeText(data []byte) (string, error) {
-	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
-		return "", fmt.Errorf("is saved as UTF-16; save it as UTF-8 and import it again: %w", ErrNotUTF8)
+	if err := sniffText(data[:min(len(data), sniffBytes)]); err != nil {
+		return "", err
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	if looksBinary(data) {
-		return "", fmt.Errorf("is not text (it holds binary data); leave it out or rename it to its real type: %w", ErrBinary)
+	if bytes.IndexByte(data, 0) >= 0 {
+		return "", errBinary
 	}
 	if !utf8.Valid(data) {
 		line := 1 + bytes.Count(data[:firstInvalid(data)], []byte("\n"))
@@ -201,6 +220,20 @@ func decodeText(data []byte) (string, error) {
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	return norm.NFC.String(text), nil
+}
+
+var errBinary = fmt.Errorf("is not text (it holds binary data); leave it out or rename it to its real type: %w", ErrBinary)
+
+// sniffText rejects, from the start of a file alone, what decodeText would reject as UTF-16
+// or binary; decodeText still looks for a NUL byte in the rest.
+func sniffText(head []byte) error {
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return fmt.Errorf("is saved as UTF-16; save it as UTF-8 and import it again: %w", ErrNotUTF8)
+	}
+	if looksBinary(bytes.TrimPrefix(head, []byte("\uFEFF"))) {
+		return errBinary
+	}
+	return nil
 }
 
 // looksBinary reports a NUL byte anywhere, or a start where more than one byte in ten is a

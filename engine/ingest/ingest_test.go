@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -269,6 +270,59 @@ func TestReadFileSparse(t *testing.T) {
 	f.Close()
 	if _, err := ReadFile(path, Limits{}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFile(sparse 64 GiB) error = %v, want %v", err, ErrTooLarge)
+	}
+}
+
+// TestReadFileSniffsBeforeReading checks that a file whose start is not text is refused
+// from its first kilobytes, even when the size limit would let the whole file in: a 1 GiB
+// sparse file (all NUL bytes) under a 2 GiB limit used to be read whole, 2 GB of memory and
+// most of a minute, to learn that it is binary.
+func TestReadFileSniffsBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	sparse := filepath.Join(dir, "sparse.md")
+	f, err := os.Create(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Skipf("file system cannot hold a sparse file: %v", err)
+	}
+	f.Close()
+	textThenNUL := filepath.Join(dir, "late-nul.txt")
+	if err := os.WriteFile(textThenNUL, append(bytes.Repeat([]byte("plain text line\n"), 2000), 0), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	utf16 := filepath.Join(dir, "utf16.txt")
+	if err := os.WriteFile(utf16, []byte{0xFF, 0xFE, 'h', 0, 'i', 0}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bomText := filepath.Join(dir, "bom.md")
+	if err := os.WriteFile(bomText, append([]byte("\uFEFF"), bytes.Repeat([]byte("words and more words\n"), 1000)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{MaxFileBytes: 2 << 30}
+	for _, tc := range []struct {
+		name, path string
+		want       error
+		maxAlloc   uint64
+	}{
+		{"1 GiB sparse", sparse, ErrBinary, 1 << 20},
+		{"NUL after 32 KB of text", textThenNUL, ErrBinary, 1 << 20},
+		{"UTF-16", utf16, ErrNotUTF8, 1 << 20},
+		{"BOM and text", bomText, nil, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := ReadFile(tc.path, lim)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Errorf("ReadFile(%s) error = %v, want %v", tc.name, err, tc.want)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > tc.maxAlloc {
+				t.Errorf("ReadFile(%s) allocated %d bytes, want at most %d", tc.name, got, tc.maxAlloc)
+			}
+		})
 	}
 }
 
