@@ -162,6 +162,9 @@ func extractEnglish(sentence string) (Triple, bool) {
 					}
 					return Triple{}, false // passive (is used by) or perfect (has used): not read
 				}
+				if v.form == formHave && len(words[j]) > 3 && strings.HasSuffix(words[j], "ed") {
+					return Triple{}, false // has moved to: a perfect of a verb not in the lexicon
+				}
 				if words[j] == "been" || words[j] == "being" || words[j] == "to" || words[j] == "got" || words[j] == "going" {
 					if v.form == formHave && words[j] == "been" {
 						continue

@@ -73,7 +73,7 @@ var zhSubjectEdits = []struct {
 	{"一直", false}, {"总是", false}, {"比较", false}, {"真的", false}, {"确实", false},
 	{"平时", false}, {"主要", false}, {"通常", false}, {"经常", false}, {"始终", false},
 	{"向来", false}, {"其实", false}, {"非常", false}, {"特别", false}, {"一般", false},
-	{"还是", false}, {"如今", false}, {"最近", false}, {"正在", false},
+	{"还是", false}, {"如今", false}, {"最近", false}, {"正在", false}, {"暂时", false},
 	{"打算", true}, {"计划", true}, {"准备", true}, {"可能", true}, {"也许", true},
 	{"应该", true}, {"可以", true}, {"希望", true}, {"需要", true}, {"将要", true},
 	{"很", false}, {"最", false}, {"更", false}, {"也", false}, {"都", false}, {"还", false},
@@ -82,7 +82,7 @@ var zhSubjectEdits = []struct {
 }
 
 // zhHedges in a subject mark reported speech, belief or a condition, not a fact.
-var zhHedges = []string{"觉得", "认为", "听说", "据说", "以为", "如果", "假如", "要是", "万一", "或者"}
+var zhHedges = []string{"觉得", "认为", "听说", "据说", "以为", "如果", "假如", "要是", "万一", "或者", "因为", "由于", "所以", "导致"}
 
 var zhLeadingConnectives = []string{"但是", "所以", "因为", "而且", "另外", "其实", "然后", "并且", "不过", "总之", "目前", "现在", "如今", "可是", "而"}
 
@@ -98,7 +98,8 @@ var zhPronouns = map[string]bool{
 var zhQuestionWords = []string{"什么", "哪", "谁", "怎么", "多少", "为什么", "是否"}
 
 // zhPurposeVerbs end the tool in 用 X 写 Y (we use X to write Y); the rest is the purpose.
-var zhPurposeVerbs = []string{"编写", "开发", "实现", "构建", "搭建", "部署", "管理", "处理", "存储", "测试", "记录", "来", "写", "做", "跑", "存", "画"}
+var zhPurposeVerbs = []string{"编写", "开发", "实现", "构建", "搭建", "部署", "管理", "处理", "存储", "测试", "记录",
+	"编辑", "生成", "分析", "训练", "打包", "发布", "监控", "调试", "运行", "托管", "保存", "来", "写", "做", "跑", "存", "画"}
 
 // zhObjectTrail is what a clause may end with after its object.
 const zhObjectTrail = "了的啊呀吧哦啦呢嘛哈"
@@ -230,6 +231,9 @@ func zhMatchAt(s string, offs []int, i int) (zhMatch, bool) {
 			if !ok {
 				continue
 			}
+			if strings.HasPrefix(s[offs[j+k]:], "的") {
+				continue // 最喜欢的颜色: the verb is inside a noun phrase
+			}
 			if rule, ok := zhNotVerb[surface]; ok {
 				before, _ := utf8.DecodeLastRuneInString(s[:offs[i]])
 				after, _ := utf8.DecodeRuneInString(s[offs[j+k]:])
@@ -293,6 +297,16 @@ func zhObject(lemma, s string) (predicate, object string, ok bool) {
 	object = zhTrimObject(s)
 	predicate = lemma
 	switch lemma {
+	case "在", "住在", "运行在":
+		// 跑在 GitHub Actions 上, 住在城里: the locative noun after a place adds nothing.
+		for _, w := range []string{"上", "里", "中"} {
+			if rest, found := strings.CutSuffix(object, w); found && rest != "" {
+				object = zhTrimObject(rest)
+				break
+			}
+		}
+	}
+	switch lemma {
 	case "在":
 		for _, w := range []string{"工作", "上班", "任职", "就职", "打工"} {
 			if rest, found := strings.CutSuffix(object, w); found {
@@ -327,11 +341,14 @@ func zhTrimObject(s string) string {
 }
 
 func zhIsPlace(object string) bool {
-	if object == "" || utf8.RuneCountInString(object) > zhMaxPlaceRunes {
+	if object == "" {
 		return false
 	}
 	if !hasHan(object) {
-		return true
+		return true // 在 Berlin, 在 scripts/deploy.sh
+	}
+	if utf8.RuneCountInString(object) > zhMaxPlaceRunes {
+		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(object)
 	return strings.ContainsRune(zhPlaceEnds, last)
