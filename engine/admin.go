@@ -41,7 +41,8 @@ func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
 		"integrity":        {help: "check the SQLite file and its full-text indexes", run: e.integrity},
 		"backup":           {help: "write a consistent copy of the database (VACUUM INTO) beside it, or --to FILE", run: e.backup},
-		"entities-sweep":   {help: "re-extract entities that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
+		"entities-sweep":   {help: "re-extract entities and statements that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
+		"contradictions":   {help: "list pairs of active facts that contradict each other, with the reason", run: e.contradictionsAdmin},
 		"vectors-diagnose": {help: "count vectors that are missing, from another embedding model, or orphaned", run: e.vectorsDiagnose},
 		"vectors-fix":      {help: "evict orphaned vectors and re-embed stale ones (--all: until none are left)", run: e.vectorsFix},
 	}
@@ -83,6 +84,10 @@ func (e *Engine) integrity(ctx context.Context, _ AdminRequest) (AdminResult, er
 }
 
 func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	triples, err := e.sweepAllTriples(ctx, req.Budget, req.All)
+	if err != nil {
+		return AdminResult{}, err
+	}
 	if err := e.LoadEntities(ctx); err != nil {
 		return AdminResult{}, err
 	}
@@ -106,21 +111,28 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 		}
 		first = false
 	}
-	res := AdminResult{Action: "entities-sweep", OK: total.Deferred == 0,
-		Counts: map[string]int{"rebuilt": total.Rebuilt, "deferred": total.Deferred, "skipped": total.Skipped}}
-	res.Details = []string{fmt.Sprintf("%d rows re-extracted, %d still stale, %d passes skipped", total.Rebuilt, total.Deferred, total.Skipped)}
-	if total.Deferred > 0 && !req.All {
+	res := AdminResult{Action: "entities-sweep", OK: total.Deferred == 0 && triples.Deferred == 0,
+		Counts: map[string]int{"rebuilt": total.Rebuilt, "deferred": total.Deferred, "skipped": total.Skipped,
+			"triples_rebuilt": triples.Rebuilt, "triples_deferred": triples.Deferred}}
+	res.Details = []string{
+		fmt.Sprintf("%d rows re-extracted, %d still stale, %d passes skipped", total.Rebuilt, total.Deferred, total.Skipped),
+		fmt.Sprintf("statements of %d facts re-extracted, %d still stale", triples.Rebuilt, triples.Deferred),
+	}
+	if (total.Deferred > 0 || triples.Deferred > 0) && !req.All {
 		res.Details = append(res.Details, "run `memdesk admin entities-sweep --all` to finish")
 	}
 	return res, nil
 }
 
 // Run is the engine's background work for long-lived processes (the app, the MCP server):
-// it loads the entity extractor, then completes every pending or stale entity row in
+// it completes pending or stale statements (triples), loads the entity extractor, then completes every pending or stale entity row in
 // bounded passes. With an Embedder it then keeps the vectors caught up (see runSemantic)
 // until ctx is cancelled; without one it returns when the sweep is done. The owner cancels
 // ctx and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
+	if _, err := e.sweepAllTriples(ctx, DefaultSweepBudget, true); err != nil {
+		return err
+	}
 	if err := e.LoadEntities(ctx); err != nil {
 		return err
 	}

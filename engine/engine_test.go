@@ -53,22 +53,22 @@ func TestRememberLifecycle(t *testing.T) {
 		req  RememberRequest
 		want RememberResult
 	}{
-		{"add", RememberRequest{Action: ActionAdd, Text: "  CI uses\tPython 3.12 "}, RememberResult{1, StatusAdded}},
-		{"identical is duplicate", RememberRequest{Text: "CI uses Python 3.12"}, RememberResult{1, StatusDuplicate}},
-		{"case and width fold to duplicate", RememberRequest{Text: "ci USES ｐｙｔｈｏｎ 3.12"}, RememberResult{1, StatusDuplicate}},
-		{"another space is separate", RememberRequest{Text: "CI uses Python 3.12", Space: "work"}, RememberResult{2, StatusAdded}},
-		{"edit", RememberRequest{Action: ActionEdit, ID: 1, Text: "CI uses Python 3.13"}, RememberResult{1, StatusEdited}},
-		{"edit to same text", RememberRequest{Action: ActionEdit, ID: 1, Text: "CI uses  Python 3.13"}, RememberResult{1, StatusUnchanged}},
-		{"forget", RememberRequest{Action: ActionForget, ID: 1}, RememberResult{1, StatusForgotten}},
-		{"forget twice", RememberRequest{Action: ActionForget, ID: 1}, RememberResult{1, StatusUnchanged}},
-		{"restore", RememberRequest{Action: ActionRestore, ID: 1}, RememberResult{1, StatusRestored}},
+		{"add", RememberRequest{Action: ActionAdd, Text: "  CI uses\tPython 3.12 "}, RememberResult{FactID: 1, Status: StatusAdded}},
+		{"identical is duplicate", RememberRequest{Text: "CI uses Python 3.12"}, RememberResult{FactID: 1, Status: StatusDuplicate}},
+		{"case and width fold to duplicate", RememberRequest{Text: "ci USES ｐｙｔｈｏｎ 3.12"}, RememberResult{FactID: 1, Status: StatusDuplicate}},
+		{"another space is separate", RememberRequest{Text: "CI uses Python 3.12", Space: "work"}, RememberResult{FactID: 2, Status: StatusAdded}},
+		{"edit", RememberRequest{Action: ActionEdit, ID: 1, Text: "CI uses Python 3.13"}, RememberResult{FactID: 1, Status: StatusEdited}},
+		{"edit to same text", RememberRequest{Action: ActionEdit, ID: 1, Text: "CI uses  Python 3.13"}, RememberResult{FactID: 1, Status: StatusUnchanged}},
+		{"forget", RememberRequest{Action: ActionForget, ID: 1}, RememberResult{FactID: 1, Status: StatusForgotten}},
+		{"forget twice", RememberRequest{Action: ActionForget, ID: 1}, RememberResult{FactID: 1, Status: StatusUnchanged}},
+		{"restore", RememberRequest{Action: ActionRestore, ID: 1}, RememberResult{FactID: 1, Status: StatusRestored}},
 	}
 	for _, s := range steps {
 		got, err := e.Remember(ctx, s.req)
 		if err != nil {
 			t.Fatalf("%s: Remember(%+v): %v", s.name, s.req, err)
 		}
-		if got != s.want {
+		if !cmp.Equal(got, s.want) {
 			t.Errorf("%s: Remember(%+v) = %+v, want %+v", s.name, s.req, got, s.want)
 		}
 	}

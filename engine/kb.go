@@ -44,6 +44,8 @@ type ImportedFile struct {
 	Outcome string `json:"outcome"`
 	Chunks  int    `json:"chunks,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Conflicts are gathered into KBAddResult.Conflicts.
+	Conflicts []KBConflict `json:"-"`
 }
 
 // KBAddResult sums up an import.
@@ -54,6 +56,9 @@ type KBAddResult struct {
 	Skipped   int            `json:"skipped"`
 	Failed    int            `json:"failed"`
 	Files     []ImportedFile `json:"files"`
+	// Conflicts are sentences of the imported documents that contradict or restate active
+	// memories of the same space: what a person importing a document should look at.
+	Conflicts []KBConflict `json:"conflicts"`
 }
 
 func (r *KBAddResult) record(f ImportedFile) {
@@ -69,6 +74,8 @@ func (r *KBAddResult) record(f ImportedFile) {
 	default:
 		r.Failed++
 	}
+	r.Conflicts = append(r.Conflicts, f.Conflicts...)
+	f.Conflicts = nil
 	r.Files = append(r.Files, f)
 }
 
@@ -76,7 +83,7 @@ func (r *KBAddResult) record(f ImportedFile) {
 // crashed import keeps every file it finished and none half-done. On cancellation it returns
 // what it did so far together with the context's error.
 func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, error) {
-	res := KBAddResult{Files: []ImportedFile{}}
+	res := KBAddResult{Files: []ImportedFile{}, Conflicts: []KBConflict{}}
 	if len(req.Paths) == 0 {
 		return res, fmt.Errorf("%w: name at least one file or folder to import", ErrBadRequest)
 	}
@@ -116,7 +123,7 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 		}
 	}
 	e.log.Info("import finished", "added", res.Added, "updated", res.Updated,
-		"unchanged", res.Unchanged, "skipped", res.Skipped, "failed", res.Failed)
+		"unchanged", res.Unchanged, "skipped", res.Skipped, "failed", res.Failed, "conflicts", len(res.Conflicts))
 	return res, nil
 }
 
@@ -142,7 +149,15 @@ func (e *Engine) importFile(ctx context.Context, space, path string) ImportedFil
 		e.log.Warn("import failed", "path", path, "err", err)
 		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error()}
 	}
-	return ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
+	f := ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
+	if outcome != ImportUnchanged {
+		var err error
+		if f.Conflicts, err = e.documentConflicts(ctx, space, path, in.Chunks); err != nil {
+			// The document is stored; only the report is short. Say so rather than fail it.
+			e.log.Warn("conflict report incomplete", "path", path, "err", err)
+		}
+	}
+	return f
 }
 
 // isSkippable tells files that are not documents (skipped) from documents that broke (failed).

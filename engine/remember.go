@@ -24,30 +24,44 @@ const (
 	ActionEdit    RememberAction = "edit"
 	ActionForget  RememberAction = "forget"
 	ActionRestore RememberAction = "restore"
+	// ActionSupersede marks fact ID superseded by fact By: kept, linked, out of recall.
+	ActionSupersede RememberAction = "supersede"
 )
 
-// RememberRequest adds, edits, forgets (soft-deletes) or restores a fact.
+// RememberRequest adds, edits, forgets (soft-deletes), restores or supersedes a fact.
 type RememberRequest struct {
 	Action RememberAction `json:"action"`
-	ID     int64          `json:"id,omitempty"`    // edit, forget, restore
+	ID     int64          `json:"id,omitempty"`    // edit, forget, restore, supersede
 	Text   string         `json:"text,omitempty"`  // add, edit
 	Space  string         `json:"space,omitempty"` // add; "" means "default"
+	// Supersedes (add) names an active fact of the same space the new one replaces; By
+	// (supersede) names the fact that replaces ID.
+	Supersedes int64 `json:"supersedes,omitempty"`
+	By         int64 `json:"by,omitempty"`
 }
 
 // Remember outcomes.
 const (
-	StatusAdded     = "added"
-	StatusDuplicate = "duplicate"
-	StatusEdited    = "edited"
-	StatusUnchanged = "unchanged"
-	StatusForgotten = "forgotten"
-	StatusRestored  = "restored"
+	StatusAdded      = "added"
+	StatusDuplicate  = "duplicate"
+	StatusEdited     = "edited"
+	StatusUnchanged  = "unchanged"
+	StatusForgotten  = "forgotten"
+	StatusRestored   = "restored"
+	StatusSuperseded = "superseded"
 )
 
-// RememberResult says which fact the request touched and what happened to it.
+// RememberResult says which fact the request touched and what happened to it. An add or
+// edit also reports the active facts of its space that the text restates (SimilarTo) or
+// contradicts: the caller decides what to do about them.
 type RememberResult struct {
-	FactID int64  `json:"fact_id"`
-	Status string `json:"status"`
+	FactID      int64           `json:"fact_id"`
+	Status      string          `json:"status"`
+	SimilarTo   []int64         `json:"similar_to,omitempty"`
+	Contradicts []Contradiction `json:"contradicts,omitempty"`
+	// Superseded is the fact an add replaced; SupersededBy the fact a supersede linked to.
+	Superseded   int64 `json:"superseded,omitempty"`
+	SupersededBy int64 `json:"superseded_by,omitempty"`
 }
 
 // Remember applies one change to the memory store. An identical second add is a no-op
@@ -62,8 +76,10 @@ func (e *Engine) Remember(ctx context.Context, req RememberRequest) (RememberRes
 		return e.setStatus(ctx, req.ID, store.StatusDeleted, StatusForgotten)
 	case ActionRestore:
 		return e.setStatus(ctx, req.ID, store.StatusActive, StatusRestored)
+	case ActionSupersede:
+		return e.supersede(ctx, req.ID, req.By)
 	default:
-		return RememberResult{}, fmt.Errorf("%w: unknown remember action %q (want add, edit, forget or restore)", ErrBadRequest, req.Action)
+		return RememberResult{}, fmt.Errorf("%w: unknown remember action %q (want add, edit, forget, restore or supersede)", ErrBadRequest, req.Action)
 	}
 }
 
@@ -76,15 +92,23 @@ func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResu
 	if err != nil {
 		return RememberResult{}, err
 	}
-	id, dup, err := e.st.AddFact(ctx, space, text, contentHash(text), e.extractEntities(text))
-	if err != nil {
-		return RememberResult{}, err
+	if req.Supersedes < 0 {
+		return RememberResult{}, fmt.Errorf("%w: supersedes must be a fact id", ErrBadRequest)
 	}
+	triples := extractTriples(text)
+	id, dup, err := e.st.AddFact(ctx, space, store.NewFact{Content: text, Hash: contentHash(text),
+		Entities: e.extractEntities(text), Triples: triples, Supersedes: req.Supersedes})
+	if err != nil {
+		return RememberResult{}, mapSupersede(err)
+	}
+	res := RememberResult{FactID: id, Status: StatusAdded, Superseded: req.Supersedes}
 	if dup {
-		return RememberResult{FactID: id, Status: StatusDuplicate}, nil
+		res.Status = StatusDuplicate
+		return res, nil
 	}
 	e.log.Debug("fact added", "id", id, "space", space)
-	return RememberResult{FactID: id, Status: StatusAdded}, nil
+	e.hygieneReport(ctx, &res, space, text, triples)
+	return res, nil
 }
 
 // rememberBatchSize is how many facts one transaction of RememberBatch writes: large enough
@@ -111,7 +135,7 @@ func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string
 				out[i].Err = err.Error()
 				continue
 			}
-			batch = append(batch, store.NewFact{Content: text, Hash: contentHash(text)})
+			batch = append(batch, store.NewFact{Content: text, Hash: contentHash(text), Triples: extractTriples(text)})
 			at = append(at, i)
 		}
 		e.extractBatch(batch)
@@ -162,14 +186,20 @@ func (e *Engine) editFact(ctx context.Context, req RememberRequest) (RememberRes
 	if err != nil {
 		return RememberResult{}, err
 	}
-	changed, err := e.st.EditFact(ctx, req.ID, text, contentHash(text), e.extractEntities(text))
+	triples := extractTriples(text)
+	changed, err := e.st.EditFact(ctx, req.ID, store.NewFact{Content: text, Hash: contentHash(text),
+		Entities: e.extractEntities(text), Triples: triples})
 	if err != nil {
 		return RememberResult{}, mapDuplicate(err)
 	}
 	if !changed {
 		return RememberResult{FactID: req.ID, Status: StatusUnchanged}, nil
 	}
-	return RememberResult{FactID: req.ID, Status: StatusEdited}, nil
+	res := RememberResult{FactID: req.ID, Status: StatusEdited}
+	if f, err := e.st.Fact(ctx, req.ID); err == nil && f.Status == store.StatusActive {
+		e.hygieneReport(ctx, &res, f.Space, text, triples)
+	}
+	return res, nil
 }
 
 func (e *Engine) setStatus(ctx context.Context, id int64, status, outcome string) (RememberResult, error) {
@@ -221,6 +251,8 @@ type FactView struct {
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// SupersededBy is the fact that replaced this one (status superseded).
+	SupersededBy int64 `json:"superseded_by,omitempty"`
 }
 
 // ListResult holds facts, newest first.
@@ -255,5 +287,5 @@ func (e *Engine) Fact(ctx context.Context, id int64) (FactView, error) {
 
 func factView(f store.Fact) FactView {
 	return FactView{ID: f.ID, Text: f.Content, Space: f.Space, Status: f.Status,
-		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()}
+		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC(), SupersededBy: f.SupersededBy}
 }

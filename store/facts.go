@@ -32,16 +32,18 @@ type Fact struct {
 	Status    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// SupersededBy is the fact that replaced this one (status superseded), else 0.
+	SupersededBy int64
 }
 
-const factColumns = `id, space, content, hash, status, created_at, updated_at`
+const factColumns = `id, space, content, hash, status, created_at, updated_at, coalesce(superseded_by, 0)`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
 func scanFact(r rowScanner) (Fact, error) {
 	var f Fact
 	var created, updated int64
-	if err := r.Scan(&f.ID, &f.Space, &f.Content, &f.Hash, &f.Status, &created, &updated); err != nil {
+	if err := r.Scan(&f.ID, &f.Space, &f.Content, &f.Hash, &f.Status, &created, &updated, &f.SupersededBy); err != nil {
 		return Fact{}, err
 	}
 	f.CreatedAt = time.UnixMilli(created)
@@ -49,30 +51,40 @@ func scanFact(r rowScanner) (Fact, error) {
 	return f, nil
 }
 
-// AddFact stores content in space unless an active fact there has the same hash, in which
-// case it returns that fact's id and duplicate = true and writes nothing.
-// ents, when not nil, are stored with the fact in the same transaction.
-func (s *Store) AddFact(ctx context.Context, space, content, hash string, ents *Entities) (id int64, duplicate bool, err error) {
+// AddFact stores f in space unless an active fact there has the same hash, in which case it
+// returns that fact's id and duplicate = true and writes nothing new. Its entities and
+// triples are stored in the same transaction. When f.Supersedes names a fact, that fact is
+// marked superseded by the stored (or the duplicate) fact in the same transaction too.
+func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64, duplicate bool, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		existing, err := activeByHash(ctx, tx, space, hash)
+		existing, err := activeByHash(ctx, tx, space, f.Hash)
 		if err != nil {
 			return err
 		}
 		if existing != 0 {
 			id, duplicate = existing, true
-			return nil
+		} else {
+			now := nowMillis()
+			res, err := tx.ExecContext(ctx,
+				`INSERT INTO facts(space, content, hash, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
+				space, f.Content, f.Hash, now, now)
+			if err != nil {
+				return err
+			}
+			if id, err = res.LastInsertId(); err != nil {
+				return err
+			}
+			if err := putEntities(ctx, tx, KindFact, id, f.Entities); err != nil {
+				return err
+			}
+			if err := putTriples(ctx, tx, id, f.Triples); err != nil {
+				return err
+			}
 		}
-		now := nowMillis()
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO facts(space, content, hash, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
-			space, content, hash, now, now)
-		if err != nil {
-			return err
+		if f.Supersedes != 0 {
+			return supersede(ctx, tx, f.Supersedes, id)
 		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		return putEntities(ctx, tx, KindFact, id, ents)
+		return nil
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("add fact: %w", err)
@@ -85,6 +97,10 @@ type NewFact struct {
 	Content  string
 	Hash     string
 	Entities *Entities // nil: pending
+	Triples  *Triples  // nil: pending
+	// Supersedes, when not 0, is an active fact of the same space this one replaces
+	// (AddFact only).
+	Supersedes int64
 }
 
 // AddFacts writes a batch in one transaction: the same rules as AddFact for each fact (a
@@ -119,6 +135,9 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 			if err := putEntities(ctx, tx, KindFact, ids[i], f.Entities); err != nil {
 				return err
 			}
+			if err := putTriples(ctx, tx, ids[i], f.Triples); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -140,8 +159,9 @@ func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, e
 
 // EditFact replaces a fact's content. It reports changed = false when the content is the same.
 // Editing into the content of another active fact of the space is a *DuplicateError.
-// The fact's entities are replaced by ents (nil: pending) in the same transaction.
-func (s *Store) EditFact(ctx context.Context, id int64, content, hash string, ents *Entities) (changed bool, err error) {
+// The fact's entities and triples are replaced by f's (nil: pending) in the same transaction.
+func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed bool, err error) {
+	content, hash := nf.Content, nf.Hash
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		f, err := scanFact(tx.QueryRowContext(ctx, `SELECT `+factColumns+` FROM facts WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -167,7 +187,10 @@ func (s *Store) EditFact(ctx context.Context, id int64, content, hash string, en
 			return err
 		}
 		changed = true
-		return putEntities(ctx, tx, KindFact, id, ents)
+		if err := putEntities(ctx, tx, KindFact, id, nf.Entities); err != nil {
+			return err
+		}
+		return putTriples(ctx, tx, id, nf.Triples)
 	})
 	if err != nil {
 		return false, fmt.Errorf("edit fact %d: %w", id, err)
@@ -199,7 +222,8 @@ func (s *Store) SetFactStatus(ctx context.Context, id int64, status string) (pre
 				return &DuplicateError{ExistingID: other}
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?, updated_at = ? WHERE id = ?`, status, nowMillis(), id)
+		// Leaving 'superseded' by any route drops the link: it described that status only.
+		_, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?, superseded_by = NULL, updated_at = ? WHERE id = ?`, status, nowMillis(), id)
 		return err
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ var migrations = []migration{
 	{name: "word-level indexes", sql: schemaV3},
 	{name: "entity counts per owner", sql: schemaV4},
 	{name: "vector upkeep triggers", sql: schemaV5},
+	{name: "triples, supersession links and dismissed contradictions", sql: schemaV6},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -250,4 +251,37 @@ CREATE TRIGGER vectors_generation_delete AFTER DELETE ON vectors BEGIN
 	INSERT INTO meta(key, value) VALUES ('vectors_generation_' || old.owner_kind, '1')
 	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
 END;
+`
+
+// Facts carry their (subject, predicate, object) statements so contradictions are found by
+// an index lookup on subject and predicate, not by comparing every pair of facts. Like
+// entities, each fact records the triple-rules version it was extracted with (0: pending),
+// so a rules change is swept. A superseded fact keeps a link to the fact that replaced it:
+// history is never deleted. A pair a person has looked at and kept both of is remembered
+// (a < b) so the check stops reporting it.
+const schemaV6 = `
+ALTER TABLE facts ADD COLUMN superseded_by INTEGER;
+ALTER TABLE facts ADD COLUMN triple_rules INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE triples (
+	fact_id   INTEGER NOT NULL,
+	ordinal   INTEGER NOT NULL,
+	subject   TEXT    NOT NULL,
+	predicate TEXT    NOT NULL,
+	object    TEXT    NOT NULL,
+	negated   INTEGER NOT NULL,
+	PRIMARY KEY (fact_id, ordinal)
+) WITHOUT ROWID;
+CREATE INDEX triples_by_subject ON triples(subject, predicate, fact_id);
+
+CREATE TRIGGER facts_triples_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM triples WHERE fact_id = old.id;
+END;
+
+CREATE TABLE dismissed_pairs (
+	a          INTEGER NOT NULL,
+	b          INTEGER NOT NULL,
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (a, b)
+) WITHOUT ROWID;
 `

@@ -105,15 +105,15 @@ func TestFactLifecycle(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 
-	id, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1", nil)
+	id, dup, err := s.AddFact(ctx, "default", NewFact{Content: "CI uses Python 3.12", Hash: "h1"})
 	if err != nil || dup {
 		t.Fatalf("AddFact = %d, %v, %v; want new fact", id, dup, err)
 	}
-	again, dup, err := s.AddFact(ctx, "default", "CI uses Python 3.12", "h1", nil)
+	again, dup, err := s.AddFact(ctx, "default", NewFact{Content: "CI uses Python 3.12", Hash: "h1"})
 	if err != nil || !dup || again != id {
 		t.Fatalf("second AddFact = %d, %v, %v; want duplicate of %d", again, dup, err, id)
 	}
-	other, dup, err := s.AddFact(ctx, "work", "CI uses Python 3.12", "h1", nil)
+	other, dup, err := s.AddFact(ctx, "work", NewFact{Content: "CI uses Python 3.12", Hash: "h1"})
 	if err != nil || dup || other == id {
 		t.Fatalf("AddFact in another space = %d, %v, %v; want a new fact", other, dup, err)
 	}
@@ -134,7 +134,7 @@ func TestFactLifecycle(t *testing.T) {
 		t.Errorf("before edit (-want +got):\n%s", diff)
 	}
 
-	changed, err := s.EditFact(ctx, id, "CI uses Python 3.13 and Rust", "h2", nil)
+	changed, err := s.EditFact(ctx, id, NewFact{Content: "CI uses Python 3.13 and Rust", Hash: "h2"})
 	if err != nil || !changed {
 		t.Fatalf("EditFact = %v, %v", changed, err)
 	}
@@ -169,10 +169,10 @@ func TestFactLifecycle(t *testing.T) {
 func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	a, _, _ := s.AddFact(ctx, "default", "alpha", "ha", nil)
-	b, _, _ := s.AddFact(ctx, "default", "beta", "hb", nil)
+	a, _, _ := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "ha"})
+	b, _, _ := s.AddFact(ctx, "default", NewFact{Content: "beta", Hash: "hb"})
 
-	_, err := s.EditFact(ctx, b, "alpha", "ha", nil)
+	_, err := s.EditFact(ctx, b, NewFact{Content: "alpha", Hash: "ha"})
 	var dup *DuplicateError
 	if !errors.As(err, &dup) || dup.ExistingID != a {
 		t.Fatalf("edit into a duplicate: err = %v, want DuplicateError{%d}", err, a)
@@ -182,7 +182,7 @@ func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
 	if _, err := s.SetFactStatus(ctx, a, StatusDeleted); err != nil {
 		t.Fatal(err)
 	}
-	c, dupNew, err := s.AddFact(ctx, "default", "alpha", "ha", nil)
+	c, dupNew, err := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "ha"})
 	if err != nil || dupNew {
 		t.Fatalf("re-add after forget = %d, %v, %v; want a new fact", c, dupNew, err)
 	}
@@ -194,7 +194,7 @@ func TestEditAndRestoreRefuseDuplicates(t *testing.T) {
 func TestMissingIDs(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	if _, err := s.EditFact(ctx, 42, "x", "h", nil); !errors.Is(err, ErrNotFound) {
+	if _, err := s.EditFact(ctx, 42, NewFact{Content: "x", Hash: "h"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("EditFact(42) err = %v, want ErrNotFound", err)
 	}
 	if _, err := s.SetFactStatus(ctx, 42, StatusDeleted); !errors.Is(err, ErrNotFound) {
@@ -212,7 +212,7 @@ func TestListFacts(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	for i, text := range []string{"one 100%", "two_x", "three"} {
-		if _, _, err := s.AddFact(ctx, "default", text, string(rune('a'+i)), nil); err != nil {
+		if _, _, err := s.AddFact(ctx, "default", NewFact{Content: text, Hash: string(rune('a' + i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -300,7 +300,7 @@ func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
 func TestIntegrityDetectsIndexDrift(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	if _, _, err := s.AddFact(ctx, "default", "indexed fact", "h", nil); err != nil {
+	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: "indexed fact", Hash: "h"}); err != nil {
 		t.Fatal(err)
 	}
 	// Simulate a writer that bypassed the triggers.
@@ -320,7 +320,7 @@ func TestSearchTreatsUserTextAsData(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	hostile := `'); DROP TABLE facts; --`
-	if _, _, err := s.AddFact(ctx, "default", hostile, "h", nil); err != nil {
+	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: hostile, Hash: "h"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.SubstringFacts(ctx, []string{hostile, "%", "_"}, SearchScope{Space: hostile})
@@ -359,7 +359,7 @@ func TestConcurrentWriters(t *testing.T) {
 		go func() {
 			for i := range 100 {
 				text := string(rune('a'+w)) + " fact " + string(rune('0'+i%10)) + string(rune('0'+i/10))
-				if _, _, err := s.AddFact(ctx, "default", text, text, nil); err != nil {
+				if _, _, err := s.AddFact(ctx, "default", NewFact{Content: text, Hash: text}); err != nil {
 					errs <- err
 					return
 				}
@@ -400,7 +400,7 @@ func TestWordIndexFollowsAnalysisVersion(t *testing.T) {
 		return len(got)
 	}
 	s := open(func(string) string { return "alpha" }, 1)
-	if _, _, err := s.AddFact(ctx, "default", "some text", "h", nil); err != nil {
+	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: "some text", Hash: "h"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := hits(s, `"alpha"`); n != 1 {
@@ -428,13 +428,13 @@ func TestEntities(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	ents := func(names ...string) *Entities { return &Entities{Version: 3, Names: names} }
-	wang, _, err := s.AddFact(ctx, "default", "老王喜欢简约风格", "h1", ents("老王", "风格"))
+	wang, _, err := s.AddFact(ctx, "default", NewFact{Content: "老王喜欢简约风格", Hash: "h1", Entities: ents("老王", "风格")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	li, _, _ := s.AddFact(ctx, "default", "老李也喜欢简约风格", "h2", ents("老李", "风格"))
-	pending, _, _ := s.AddFact(ctx, "default", "not extracted yet", "h3", nil)
-	s.AddFact(ctx, "other", "老王在别的空间", "h4", ents("老王"))
+	li, _, _ := s.AddFact(ctx, "default", NewFact{Content: "老李也喜欢简约风格", Hash: "h2", Entities: ents("老李", "风格")})
+	pending, _, _ := s.AddFact(ctx, "default", NewFact{Content: "not extracted yet", Hash: "h3"})
+	s.AddFact(ctx, "other", NewFact{Content: "老王在别的空间", Hash: "h4", Entities: ents("老王")})
 
 	df, err := s.EntityDF(ctx, KindFact, "default", []string{"老王", "风格", "nobody"}, 10)
 	if err != nil {
@@ -493,7 +493,7 @@ func TestEntities(t *testing.T) {
 		t.Errorf("after SetEntities: %d stale, want 0", total)
 	}
 	// An edit without entities makes the fact pending again and drops its old rows.
-	if _, err := s.EditFact(ctx, wang, "老王改喜欢复古风格", "h5", nil); err != nil {
+	if _, err := s.EditFact(ctx, wang, NewFact{Content: "老王改喜欢复古风格", Hash: "h5"}); err != nil {
 		t.Fatal(err)
 	}
 	if owners, _ := s.EntityMatches(ctx, KindFact, "default", []string{"老王"}, 10); len(owners) != 0 {

@@ -15,9 +15,9 @@ const (
 func TestVectorsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	f1, _, _ := s.AddFact(ctx, "default", "alpha", "h1", nil)
-	f2, _, _ := s.AddFact(ctx, "default", "beta", "h2", nil)
-	f3, _, _ := s.AddFact(ctx, "work", "gamma", "h3", nil)
+	f1, _, _ := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "h1"})
+	f2, _, _ := s.AddFact(ctx, "default", NewFact{Content: "beta", Hash: "h2"})
+	f3, _, _ := s.AddFact(ctx, "work", NewFact{Content: "gamma", Hash: "h3"})
 	doc, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/d.md", Title: "d", Format: "markdown", Hash: "x", Bytes: 1,
 		Chunks: []Chunk{{Ordinal: 0, Text: "chunk text"}}})
 	if err != nil {
@@ -78,8 +78,8 @@ func TestVectorsRoundTrip(t *testing.T) {
 func TestVectorsFollowOwners(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	f1, _, _ := s.AddFact(ctx, "default", "alpha", "h1", nil)
-	f2, _, _ := s.AddFact(ctx, "default", "beta", "h2", nil)
+	f1, _, _ := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "h1"})
+	f2, _, _ := s.AddFact(ctx, "default", NewFact{Content: "beta", Hash: "h2"})
 	if _, err := s.PutVectors(ctx, fpA, []Vector{
 		{Kind: KindFact, ID: f1, Text: "alpha", Vec: []float32{1, 0, 0}},
 		{Kind: KindFact, ID: f2, Text: "beta", Vec: []float32{0, 1, 0}},
@@ -91,7 +91,7 @@ func TestVectorsFollowOwners(t *testing.T) {
 		t.Fatalf("VectorGeneration = %d, %v; want > 0", gen0, err)
 	}
 	// Editing drops the vector (it described the old text); forgetting drops it too.
-	if _, err := s.EditFact(ctx, f1, "alpha two", "h1b", nil); err != nil {
+	if _, err := s.EditFact(ctx, f1, NewFact{Content: "alpha two", Hash: "h1b"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.SetFactStatus(ctx, f2, StatusDeleted); err != nil {
@@ -124,9 +124,9 @@ func TestVectorsFollowOwners(t *testing.T) {
 func TestDiagnoseLegacyAndWrongWidth(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	f1, _, _ := s.AddFact(ctx, "default", "alpha", "h1", nil)
-	f2, _, _ := s.AddFact(ctx, "default", "beta", "h2", nil)
-	f3, _, _ := s.AddFact(ctx, "default", "gamma", "h3", nil)
+	f1, _, _ := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "h1"})
+	f2, _, _ := s.AddFact(ctx, "default", NewFact{Content: "beta", Hash: "h2"})
+	f3, _, _ := s.AddFact(ctx, "default", NewFact{Content: "gamma", Hash: "h3"})
 	if _, err := s.db.Exec(`INSERT INTO vectors(owner_kind, owner_id, fingerprint, dims, vec, created_at) VALUES
 		('fact', ?, '', 3, x'000000000000000000000000', 1),
 		('fact', ?, 'ollama/old@1/3', 3, x'000000000000000000000000', 1),

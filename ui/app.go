@@ -31,6 +31,8 @@ type Backend interface {
 	Stats(ctx context.Context) (engine.Stats, error)
 	Admin(ctx context.Context, req engine.AdminRequest) (engine.AdminResult, error)
 	AdminActions() [][2]string
+	Contradictions(ctx context.Context, req engine.ContradictionsRequest) (engine.ContradictionsResult, error)
+	DismissContradiction(ctx context.Context, a, b int64) error
 }
 
 // SemanticSource reports the semantic leg's state as a short phrase for a status line

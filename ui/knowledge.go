@@ -157,6 +157,9 @@ func (k *knowledgeScreen) imported(res engine.KBAddResult, err error) {
 		k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 	case res.Failed > 0:
 		k.banner.show(widget.WarningImportance, importSummary(res)+" "+firstFailure(res), "", nil)
+	case len(res.Conflicts) > 0:
+		k.banner.show(widget.WarningImportance, importSummary(res)+" "+conflictSummary(res.Conflicts),
+			"Show", func() { k.showConflicts(res.Conflicts) })
 	default:
 		k.banner.show(widget.SuccessImportance, importSummary(res), "", nil)
 	}
@@ -179,6 +182,41 @@ func importSummary(res engine.KBAddResult) string {
 		return "No documents found."
 	}
 	return "Files: " + strings.Join(parts, ", ") + "."
+}
+
+// conflictSummary reads "2 sentences contradict your memories, 1 repeats one."
+func conflictSummary(cs []engine.KBConflict) string {
+	contradicts := 0
+	for _, c := range cs {
+		if c.Kind == engine.ConflictContradicts {
+			contradicts++
+		}
+	}
+	switch restates := len(cs) - contradicts; {
+	case restates == 0:
+		return fmt.Sprintf("%d sentences contradict your memories.", contradicts)
+	case contradicts == 0:
+		return fmt.Sprintf("%d sentences repeat your memories.", restates)
+	default:
+		return fmt.Sprintf("%d sentences contradict your memories, %d repeat them.", contradicts, restates)
+	}
+}
+
+// showConflicts lists an import's conflicts: where in the file, the sentence, the memory.
+func (k *knowledgeScreen) showConflicts(cs []engine.KBConflict) {
+	box := container.NewVBox()
+	for _, c := range cs {
+		what := fmt.Sprintf("repeats memory #%d “%s”", c.FactID, c.FactText)
+		if c.Kind == engine.ConflictContradicts {
+			what = fmt.Sprintf("contradicts memory #%d “%s”: %s", c.FactID, c.FactText, c.Reason)
+		}
+		l := widget.NewLabel(fmt.Sprintf("%s:%d  “%s”\n%s", filepath.Base(c.Path), c.LineStart, c.Sentence, what))
+		l.Wrapping = fyne.TextWrapWord
+		box.Add(l)
+	}
+	d := dialog.NewCustom("What the import disagrees with", "Close", container.NewVScroll(box), k.win)
+	d.Resize(fyne.NewSize(620, 400))
+	d.Show()
 }
 
 func firstFailure(res engine.KBAddResult) string {

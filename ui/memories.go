@@ -40,8 +40,10 @@ type memoriesScreen struct {
 	banner    *banner
 	content   fyne.CanvasObject
 
-	pages     *factPages
-	gen       int // the newest reload; pages from older ones are dropped
+	pages *factPages
+	gen   int // the newest reload; pages from older ones are dropped
+	// conflicts maps a fact to the active facts it contradicts, from the last full check.
+	conflicts map[int64][]engine.ContradictionPair
 	spaces    []string
 	filtering debouncer
 }
@@ -56,7 +58,7 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, changed func()) *me
 	m.space = widget.NewSelectEntry(nil)
 	m.space.SetPlaceHolder("all spaces")
 	m.space.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
-	m.showAll = widget.NewCheck("Show forgotten", func(bool) { m.reload() })
+	m.showAll = widget.NewCheck("Show history", func(bool) { m.reload() })
 
 	m.list = widget.NewList(func() int { return m.pages.length }, newFactRow, m.updateRow)
 	m.empty = widget.NewLabel("")
@@ -102,6 +104,16 @@ func (m *memoriesScreen) reload() {
 			}
 		}
 		res, err := m.b.List(ctx, req)
+		conflicts := map[int64][]engine.ContradictionPair{}
+		if err == nil {
+			// Badges only: a failed check leaves rows unbadged rather than the list empty.
+			if found, cerr := m.b.Contradictions(ctx, engine.ContradictionsRequest{Space: req.Space}); cerr == nil {
+				for _, p := range found.Pairs {
+					conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
+					conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
+				}
+			}
+		}
 		m.t.do(func() {
 			if gen != m.gen {
 				return
@@ -110,6 +122,7 @@ func (m *memoriesScreen) reload() {
 				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
 				return
 			}
+			m.conflicts = conflicts
 			m.pages = newFactPages(factPageSize, total)
 			m.pages.put(0, res.Facts)
 			m.learnSpaces(res.Facts)
@@ -180,7 +193,8 @@ func (m *memoriesScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 		m.loadPage(m.pages.page(id))
 		return
 	}
-	row.show(f)
+	row.show(f, m.conflicts[f.ID])
+	row.conflict.OnTapped = func() { m.showConflicts(f, m.conflicts[f.ID]) }
 	row.edit.OnTapped = func() { m.showEdit(f) }
 	row.forget.OnTapped = func() { m.forget(f) }
 	row.restore.OnTapped = func() { m.restore(f.ID) }
@@ -205,7 +219,7 @@ func (m *memoriesScreen) add() {
 			case res.Status == engine.StatusDuplicate:
 				m.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
 			default:
-				m.banner.show(widget.SuccessImportance, fmt.Sprintf("Remembered as #%d.", res.FactID), "", nil)
+				m.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), text, res)
 			}
 			m.addEntry.SetText("")
 			m.reload()
@@ -235,7 +249,72 @@ func (m *memoriesScreen) edit(id int64, text string) {
 			m.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
 			return
 		}
-		m.banner.show(widget.SuccessImportance, fmt.Sprintf("Saved memory #%d.", id), "", nil)
+		m.showHygiene(fmt.Sprintf("Saved memory #%d.", id), text, res)
+	})
+}
+
+// showHygiene reports a write, and what it contradicts or restates, with the one action
+// that resolves the first finding: keep the new fact (the old one is superseded, kept as
+// history), or forget the new one when it only restates.
+func (m *memoriesScreen) showHygiene(done, text string, res engine.RememberResult) {
+	switch {
+	case len(res.Contradicts) > 0:
+		c := res.Contradicts[0]
+		msg := fmt.Sprintf("%s It contradicts #%d “%s”: %s.", done, c.FactID, shorten(c.Text, 60), c.Reason)
+		if n := len(res.Contradicts) - 1; n > 0 {
+			msg += fmt.Sprintf(" (%d more: see the badges)", n)
+		}
+		m.banner.show(widget.WarningImportance, msg, fmt.Sprintf("Keep new, supersede #%d", c.FactID),
+			func() { m.supersede(c.FactID, res.FactID) })
+	case len(res.SimilarTo) > 0:
+		m.banner.show(widget.MediumImportance, fmt.Sprintf("%s It looks like #%d, which may say the same.", done, res.SimilarTo[0]),
+			fmt.Sprintf("Forget #%d", res.FactID), func() { m.forget(engine.FactView{ID: res.FactID, Text: text}) })
+	default:
+		m.banner.show(widget.SuccessImportance, done, "", nil)
+	}
+}
+
+// supersede keeps fact by and marks old superseded by it.
+func (m *memoriesScreen) supersede(old, by int64) {
+	m.change(engine.RememberRequest{Action: engine.ActionSupersede, ID: old, By: by}, func(engine.RememberResult) {
+		m.banner.show(widget.SuccessImportance, fmt.Sprintf("#%d is superseded by #%d and kept as history.", old, by),
+			"Undo", func() { m.restore(old) })
+	})
+}
+
+// showConflicts lists what a fact contradicts, each with its two resolutions.
+func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.ContradictionPair) {
+	box := container.NewVBox()
+	var d dialog.Dialog
+	for _, p := range pairs {
+		other := p.A
+		if other.ID == f.ID {
+			other = p.B
+		}
+		text := widget.NewLabel(fmt.Sprintf("#%d “%s”\n%s", other.ID, other.Text, p.Reason))
+		text.Wrapping = fyne.TextWrapWord
+		keepThis := widget.NewButton(fmt.Sprintf("Keep #%d", f.ID), func() { d.Hide(); m.supersede(other.ID, f.ID) })
+		keepOther := widget.NewButton(fmt.Sprintf("Keep #%d", other.ID), func() { d.Hide(); m.supersede(f.ID, other.ID) })
+		both := widget.NewButton("Keep both", func() { d.Hide(); m.dismiss(f.ID, other.ID) })
+		box.Add(container.NewVBox(text, container.NewHBox(keepThis, keepOther, both), widget.NewSeparator()))
+	}
+	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
+	d.Resize(fyne.NewSize(560, 360))
+	d.Show()
+}
+
+// dismiss keeps both facts of a pair and stops reporting it.
+func (m *memoriesScreen) dismiss(a, b int64) {
+	m.t.start(func(ctx context.Context) {
+		err := m.b.DismissContradiction(ctx, a, b)
+		m.t.do(func() {
+			if err != nil {
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			} else {
+				m.banner.show(widget.SuccessImportance, fmt.Sprintf("Keeping both #%d and #%d.", a, b), "", nil)
+			}
+			m.reload()
+		})
 	})
 }
 
@@ -280,9 +359,9 @@ func shorten(text string, n int) string {
 // factRow is one line of the memories list: the text, a caption, and its actions.
 type factRow struct {
 	widget.BaseWidget
-	text, meta            *widget.Label
-	edit, forget, restore *widget.Button
-	content               fyne.CanvasObject
+	text, meta                      *widget.Label
+	conflict, edit, forget, restore *widget.Button
+	content                         fyne.CanvasObject
 }
 
 func newFactRow() fyne.CanvasObject {
@@ -294,7 +373,10 @@ func newFactRow() fyne.CanvasObject {
 	for _, b := range []*widget.Button{r.edit, r.forget, r.restore} {
 		b.Importance = widget.LowImportance
 	}
-	r.content = container.NewBorder(nil, nil, nil, container.NewHBox(r.edit, r.forget, r.restore),
+	r.conflict = widget.NewButtonWithIcon("", theme.WarningIcon(), nil)
+	r.conflict.Importance = widget.WarningImportance
+	r.conflict.Hide()
+	r.content = container.NewBorder(nil, nil, nil, container.NewHBox(r.conflict, r.edit, r.forget, r.restore),
 		container.NewVBox(r.text, r.meta))
 	r.ExtendBaseWidget(r)
 	return r
@@ -305,18 +387,28 @@ func (r *factRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimple
 func (r *factRow) showLoading() {
 	r.text.SetText("Loading…")
 	r.meta.SetText("")
+	r.conflict.Hide()
 	r.edit.Hide()
 	r.forget.Hide()
 	r.restore.Hide()
 }
 
-func (r *factRow) show(f engine.FactView) {
+func (r *factRow) show(f engine.FactView, conflicts []engine.ContradictionPair) {
 	r.text.SetText(f.Text)
 	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format("2 Jan 2006 15:04"))
 	if f.Status != factActive {
 		meta += " · " + statusWord(f.Status)
 	}
+	if f.SupersededBy != 0 {
+		meta += fmt.Sprintf(" by #%d", f.SupersededBy)
+	}
 	r.meta.SetText(meta)
+	if len(conflicts) > 0 && f.Status == factActive {
+		r.conflict.SetText(fmt.Sprintf("contradicts %d", len(conflicts)))
+		r.conflict.Show()
+	} else {
+		r.conflict.Hide()
+	}
 	r.edit.Show()
 	if f.Status == factActive {
 		r.forget.Show()

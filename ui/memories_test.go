@@ -172,3 +172,58 @@ func TestMemoriesScroll100kReadsOnlyVisiblePages(t *testing.T) {
 		t.Errorf("%d List calls to show the top, bottom and middle of %d pages; want a handful", calls, pages)
 	}
 }
+
+func TestMemoriesContradictionResolve(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	old := h.remember("Alice lives in Berlin", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("the first memory", func() bool { return m.pages.length == 1 })
+
+	// Writing a new value is reported with the action that keeps it.
+	test.Type(m.addEntry, "Alice lives in Paris")
+	test.Tap(m.addButton)
+	h.waitFor("the contradiction notice", func() bool { return strings.Contains(m.banner.text.Text, "contradicts") })
+	if !strings.Contains(m.banner.text.Text, fmt.Sprintf("#%d", old)) {
+		t.Errorf("banner = %q, want it to name #%d", m.banner.text.Text, old)
+	}
+	// Both rows carry a badge until it is resolved.
+	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	if b := button(m.list, "contradicts 1"); b == nil || !b.Visible() {
+		t.Fatal("no visible contradiction badge in the list")
+	}
+	test.Tap(m.banner.action)
+	h.waitFor("the old fact superseded", func() bool { return h.fact(old).Status == factSuperseded })
+	h.waitFor("the badges cleared", func() bool { return len(m.conflicts) == 0 && m.pages.length == 1 })
+	if f := h.fact(old); f.SupersededBy == 0 {
+		t.Errorf("superseded fact %+v has no link to its replacement", f)
+	}
+
+	// History stays browsable, with the link, and can be restored.
+	m.showAll.SetChecked(true)
+	h.waitFor("history rows", func() bool { return m.pages.length == 2 })
+	h.waitFor("the restore button", func() bool { return button(m.list, "Restore") != nil })
+	test.Tap(button(m.list, "Restore"))
+	h.waitFor("the old fact active again", func() bool { return h.fact(old).Status == factActive })
+}
+
+func TestMemoriesConflictDialogKeepBoth(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	a := h.remember("老王住在北京", "")
+	b := h.remember("老王住在上海", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	test.Tap(button(m.list, "contradicts 1"))
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("the badge opened no dialog")
+	}
+	test.Tap(button(dlg, "Keep both"))
+	h.waitFor("the badges cleared", func() bool { return len(m.conflicts) == 0 })
+	if h.fact(a).Status != factActive || h.fact(b).Status != factActive {
+		t.Error("keeping both changed a fact's status")
+	}
+}

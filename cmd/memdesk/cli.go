@@ -41,12 +41,17 @@ App:
   mcp                             serve AI agents over the Model Context Protocol (stdio)
 
 Memories:
-  remember [--space S] TEXT       store a fact (an identical one is reported as duplicate)
+  remember [--space S] [--supersedes ID] TEXT
+                                  store a fact; an identical one is reported as duplicate,
+                                  similar and contradicting facts are named
   edit ID TEXT                    change a fact's text
   forget ID                       delete a fact (undo with restore)
-  restore ID                      bring a forgotten fact back
+  restore ID                      bring a forgotten or superseded fact back
+  supersede OLD NEW               keep fact NEW, mark OLD superseded (kept as history)
+  dismiss A B                     keep both facts of a reported contradiction
   list [--space S] [--all] [--filter T] [--limit N]
-                                  list facts, newest first (--all includes forgotten ones)
+                                  list facts, newest first (--all includes forgotten and
+                                  superseded ones)
 
 Recall:
   recall [--space S] [--source all|memory|knowledge] [-k N] QUERY
@@ -68,7 +73,9 @@ Maintenance:
   stats                           what the database holds
   admin integrity                 check the database and its indexes
   admin backup [--to FILE]        write a consistent copy of the database
-  admin entities-sweep [--all]    extract entities that are pending or from older rules
+  admin entities-sweep [--all]    extract entities and statements that are pending or from
+                                  older rules
+  admin contradictions            list pairs of active facts that contradict each other
   admin vectors-diagnose          count vectors missing or made by another embedding model
   admin vectors-fix [--all]       re-embed stale vectors and evict orphaned ones (needs Ollama)
   config                          print the effective settings and where each came from
@@ -171,6 +178,10 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.setStatus(ctx, cargs, engine.ActionForget)
 	case "restore":
 		return c.setStatus(ctx, cargs, engine.ActionRestore)
+	case "supersede":
+		return c.supersede(ctx, cargs)
+	case "dismiss":
+		return c.dismiss(ctx, cargs)
 	case "list", "ls":
 		return c.list(ctx, cargs)
 	case "recall", "search":

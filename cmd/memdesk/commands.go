@@ -21,6 +21,7 @@ import (
 func (c *cli) remember(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("remember", flag.ContinueOnError)
 	space := fs.String("space", "", "space (namespace) of the fact")
+	supersedes := fs.Int64("supersedes", 0, "id of an active fact this one replaces (it is kept as history)")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -28,17 +29,90 @@ func (c *cli) remember(ctx context.Context, args []string) error {
 	if len(pos) == 0 {
 		return usagef("remember: give the text to remember, e.g. memdesk remember \"CI uses Python 3.12\"")
 	}
+	if *supersedes < 0 {
+		return usagef("remember: --supersedes takes a fact id, as shown by list or recall")
+	}
 	return c.withEngine(ctx, func(e *engine.Engine) error {
-		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: joinArgs(pos), Space: *space})
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: joinArgs(pos),
+			Space: *space, Supersedes: *supersedes})
+		if err != nil {
+			return err
+		}
+		return c.emit(res, func(w io.Writer) { printRemember(w, res) })
+	})
+}
+
+// printRemember says what a remember or edit did, and what the text restates or contradicts,
+// with the command that resolves it.
+func printRemember(w io.Writer, res engine.RememberResult) {
+	switch res.Status {
+	case engine.StatusDuplicate:
+		fmt.Fprintf(w, "already remembered as fact %d (nothing written)\n", res.FactID)
+	case engine.StatusAdded:
+		fmt.Fprintf(w, "remembered as fact %d\n", res.FactID)
+	default:
+		fmt.Fprintf(w, "fact %d %s\n", res.FactID, res.Status)
+	}
+	if res.Superseded != 0 {
+		fmt.Fprintf(w, "fact %d is now superseded by it (kept as history; undo with memdesk restore %d)\n", res.Superseded, res.Superseded)
+	}
+	if len(res.SimilarTo) > 0 {
+		ids := make([]string, len(res.SimilarTo))
+		for i, id := range res.SimilarTo {
+			ids[i] = fmt.Sprintf("#%d", id)
+		}
+		fmt.Fprintf(w, "similar to %s: if it says the same, forget one (memdesk forget ID)\n", strings.Join(ids, ", "))
+	}
+	for _, c := range res.Contradicts {
+		fmt.Fprintf(w, "contradicts #%d %q: %s\n", c.FactID, clip(c.Text, 120), c.Reason)
+		fmt.Fprintf(w, "  keep the new one: memdesk supersede %d %d · keep both: memdesk dismiss %d %d\n", c.FactID, res.FactID, c.FactID, res.FactID)
+	}
+}
+
+// supersede resolves a contradiction by keeping NEW and marking OLD superseded by it.
+func (c *cli) supersede(ctx context.Context, args []string) error {
+	if len(args) != 2 {
+		return usagef("supersede: give the old fact's id and the id of the fact that replaces it, e.g. memdesk supersede 12 15")
+	}
+	old, err := parseID("supersede", args[0])
+	if err != nil {
+		return err
+	}
+	by, err := parseID("supersede", args[1])
+	if err != nil {
+		return err
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionSupersede, ID: old, By: by})
 		if err != nil {
 			return err
 		}
 		return c.emit(res, func(w io.Writer) {
-			if res.Status == engine.StatusDuplicate {
-				fmt.Fprintf(w, "already remembered as fact %d (nothing written)\n", res.FactID)
-				return
-			}
-			fmt.Fprintf(w, "remembered as fact %d\n", res.FactID)
+			fmt.Fprintf(w, "fact %d is superseded by fact %d (kept as history; undo with memdesk restore %d)\n", old, by, old)
+		})
+	})
+}
+
+// dismiss keeps both facts of a reported contradiction and stops reporting the pair.
+func (c *cli) dismiss(ctx context.Context, args []string) error {
+	if len(args) != 2 {
+		return usagef("dismiss: give the two fact ids of a reported contradiction, e.g. memdesk dismiss 12 15")
+	}
+	a, err := parseID("dismiss", args[0])
+	if err != nil {
+		return err
+	}
+	b, err := parseID("dismiss", args[1])
+	if err != nil {
+		return err
+	}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if err := e.DismissContradiction(ctx, a, b); err != nil {
+			return err
+		}
+		res := map[string]any{"dismissed": []int64{a, b}}
+		return c.emit(res, func(w io.Writer) {
+			fmt.Fprintf(w, "facts %d and %d are both kept; the pair will not be reported again\n", a, b)
 		})
 	})
 }
@@ -68,7 +142,7 @@ func (c *cli) edit(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return c.emit(res, func(w io.Writer) { fmt.Fprintf(w, "fact %d %s\n", res.FactID, res.Status) })
+		return c.emit(res, func(w io.Writer) { printRemember(w, res) })
 	})
 }
 
@@ -120,7 +194,11 @@ func (c *cli) list(ctx context.Context, args []string) error {
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSPACE\tSTATUS\tCREATED\tTEXT")
 			for _, f := range res.Facts {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", f.ID, f.Space, f.Status,
+				status := f.Status
+				if f.SupersededBy != 0 {
+					status = fmt.Sprintf("superseded by #%d", f.SupersededBy)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", f.ID, f.Space, status,
 					f.CreatedAt.Local().Format("2006-01-02 15:04"), f.Text)
 			}
 			tw.Flush()
@@ -311,6 +389,18 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 	}
 	fmt.Fprintf(w, "%d added, %d updated, %d unchanged, %d skipped, %d failed\n",
 		res.Added, res.Updated, res.Unchanged, res.Skipped, res.Failed)
+	if len(res.Conflicts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d sentences disagree with or repeat your memories:\n", len(res.Conflicts))
+	for _, k := range res.Conflicts {
+		fmt.Fprintf(w, "  %s:%d %q\n", k.Path, k.LineStart, clip(k.Sentence, 120))
+		if k.Kind == engine.ConflictContradicts {
+			fmt.Fprintf(w, "    contradicts memory #%d %q: %s\n", k.FactID, clip(k.FactText, 120), k.Reason)
+		} else {
+			fmt.Fprintf(w, "    restates memory #%d %q\n", k.FactID, clip(k.FactText, 120))
+		}
+	}
 }
 
 // newBar returns a byte progress bar on stderr, or nil when stderr is not a terminal (a

@@ -185,8 +185,9 @@ func (c *drainConn) waitAnswered(ctx context.Context) {
 // them in; bounds and enums the tags cannot say are added in newMCPServer.
 
 type rememberArgs struct {
-	Text  string `json:"text" jsonschema:"The fact to remember: one self-contained statement in the user's language, e.g. CI uses Python 3.12 or 老王喜欢简约风格."`
-	Space string `json:"space,omitempty" jsonschema:"Space (namespace) to keep the fact in, e.g. a project name; omit for the default space."`
+	Text       string `json:"text" jsonschema:"The fact to remember: one self-contained statement in the user's language, e.g. CI uses Python 3.12 or 老王喜欢简约风格."`
+	Space      string `json:"space,omitempty" jsonschema:"Space (namespace) to keep the fact in, e.g. a project name; omit for the default space."`
+	Supersedes int64  `json:"supersedes,omitempty" jsonschema:"Id of an active memory in the same space that this fact replaces, e.g. one a previous remember reported under contradicts. The old memory is kept as history, marked superseded, and leaves recall."`
 }
 
 type recallArgs struct {
@@ -234,11 +235,16 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		Description: "Keep one fact in the user's long-term memory. Write a single self-contained statement " +
 			"(who or what, and the fact); documents belong in the knowledge base, not here. Text identical to an " +
 			"active fact in the same space writes nothing and comes back as status \"duplicate\" with that fact's id. " +
-			"Returns {fact_id, status: added|duplicate}.",
-		InputSchema: inputSchema[rememberArgs](nil),
+			"Returns {fact_id, status: added|duplicate, similar_to?: [ids of active memories that seem to say the same], " +
+			"contradicts?: [{fact_id, text, kind, reason}], superseded?: id}. Both facts stay active after a contradiction " +
+			"is reported; when the new one is the current truth, call remember again with the same text and supersedes " +
+			"set to the old id (nothing is written twice; the old one is kept as history).",
+		InputSchema: inputSchema[rememberArgs](func(p map[string]*jsonschema.Schema) {
+			p["supersedes"].Minimum = new(1.0)
+		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Remember a fact", IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: closedWorld},
 	}, func(ctx context.Context, a rememberArgs) (engine.RememberResult, error) {
-		return e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: a.Text, Space: a.Space})
+		return e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: a.Text, Space: a.Space, Supersedes: a.Supersedes})
 	})
 
 	addTool(s, log, &mcp.Tool{

@@ -195,7 +195,7 @@ func TestMCPTools(t *testing.T) {
 		}
 		pythonID = added.FactID
 		again := callTool[engine.RememberResult](t, cs, "remember", map[string]any{"text": "CI  uses Python 3.12 "})
-		if want := (engine.RememberResult{FactID: pythonID, Status: engine.StatusDuplicate}); again != want {
+		if want := (engine.RememberResult{FactID: pythonID, Status: engine.StatusDuplicate}); !cmp.Equal(again, want) {
 			t.Errorf("remember the same text again = %+v, want %+v", again, want)
 		}
 		callTool[engine.RememberResult](t, cs, "remember", map[string]any{"text": "老王喜欢简约风格"})
@@ -271,7 +271,7 @@ func TestMCPTools(t *testing.T) {
 
 	t.Run("forget", func(t *testing.T) {
 		got := callTool[engine.RememberResult](t, cs, "forget", map[string]any{"id": pythonID})
-		if want := (engine.RememberResult{FactID: pythonID, Status: engine.StatusForgotten}); got != want {
+		if want := (engine.RememberResult{FactID: pythonID, Status: engine.StatusForgotten}); !cmp.Equal(got, want) {
 			t.Errorf("forget = %+v, want %+v", got, want)
 		}
 		again := callTool[engine.RememberResult](t, cs, "forget", map[string]any{"id": pythonID})
@@ -316,7 +316,8 @@ func TestMCPBadArguments(t *testing.T) {
 		{"remember blank text", "remember", map[string]any{"text": " \n "}, "the text is empty"},
 		{"remember text of the wrong type", "remember", map[string]any{"text": 42}, "text"},
 		{"remember a bad space", "remember", map[string]any{"text": "x", "space": strings.Repeat("s", 65)}, "space name"},
-		{"remember an unknown argument", "remember", map[string]any{"text": "x", "supersedes": 3}, "supersedes"},
+		{"remember an unknown argument", "remember", map[string]any{"text": "x", "importance": 3}, "importance"},
+		{"remember superseding a missing memory", "remember", map[string]any{"text": "x is y", "supersedes": 999}, "999"},
 		{"recall without query", "recall", map[string]any{}, "query"},
 		{"recall empty query", "recall", map[string]any{"query": "   "}, "the query is empty"},
 		{"recall unknown source", "recall", map[string]any{"query": "x", "source": "web"}, "source"},

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTriplesAboutAndAll(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	tr := func(list ...Triple) *Triples { return &Triples{Version: 2, List: list} }
+	likes := Triple{Subject: "老王", Predicate: "喜欢", Object: "简约风格"}
+	lives := Triple{Subject: "老王", Predicate: "住在", Object: "北京"}
+	a, _, _ := s.AddFact(ctx, "default", NewFact{Content: "a", Hash: "ha", Triples: tr(likes, lives)})
+	b, _, _ := s.AddFact(ctx, "default", NewFact{Content: "b", Hash: "hb", Triples: tr(Triple{Subject: "老王", Predicate: "住在", Object: "上海"})})
+	s.AddFact(ctx, "other", NewFact{Content: "c", Hash: "hc", Triples: tr(lives)})
+	gone, _, _ := s.AddFact(ctx, "default", NewFact{Content: "d", Hash: "hd", Triples: tr(lives)})
+	if _, err := s.SetFactStatus(ctx, gone, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	pending, _, _ := s.AddFact(ctx, "default", NewFact{Content: "e", Hash: "he"})
+
+	got, err := s.TriplesAbout(ctx, "default", []SubjectKey{{"老王", "住在"}}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FactTriples{{FactID: a, Space: "default", Triples: []Triple{likes, lives}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TriplesAbout (-want +got):\n%s", diff)
+	}
+
+	all, err := s.AllTriples(ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, ft := range all {
+		ids = append(ids, ft.FactID)
+	}
+	if diff := cmp.Diff([]int64{a, b}, ids); diff != "" {
+		t.Errorf("AllTriples ids (-want +got):\n%s", diff)
+	}
+
+	stale, total, err := s.StaleTriples(ctx, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1 || len(stale) != 1 || stale[0].ID != pending {
+		t.Fatalf("StaleTriples = %v, %d; want only fact %d", stale, total, pending)
+	}
+	if err := s.SetTriples(ctx, pending, "changed meanwhile", Triples{Version: 2}); !errors.Is(err, ErrChanged) {
+		t.Errorf("SetTriples on changed text err = %v, want ErrChanged", err)
+	}
+	if err := s.SetTriples(ctx, pending, "e", Triples{Version: 2, List: []Triple{lives}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, total, _ := s.StaleTriples(ctx, 2, 10); total != 0 {
+		t.Errorf("stale after SetTriples = %d, want 0", total)
+	}
+}
+
+func TestSupersede(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	old, _, _ := s.AddFact(ctx, "default", NewFact{Content: "CI uses Python 3.11", Hash: "h1"})
+	other, _, _ := s.AddFact(ctx, "work", NewFact{Content: "elsewhere", Hash: "h2"})
+
+	t.Run("refused", func(t *testing.T) {
+		for name, pair := range map[string][2]int64{
+			"itself":           {old, old},
+			"other space":      {old, other},
+			"missing fact":     {old, 999},
+			"missing original": {999, old},
+		} {
+			if err := s.Supersede(ctx, pair[0], pair[1]); err == nil {
+				t.Errorf("%s: Supersede(%d, %d) = nil, want an error", name, pair[0], pair[1])
+			}
+		}
+	})
+
+	repl, dup, err := s.AddFact(ctx, "default", NewFact{Content: "CI uses Python 3.12", Hash: "h3", Supersedes: old})
+	if err != nil || dup {
+		t.Fatalf("AddFact superseding = %d, %v, %v", repl, dup, err)
+	}
+	f, _ := s.Fact(ctx, old)
+	if f.Status != StatusSuperseded || f.SupersededBy != repl {
+		t.Fatalf("old fact = %s by %d, want superseded by %d", f.Status, f.SupersededBy, repl)
+	}
+	if err := s.Supersede(ctx, old, repl); !errors.Is(err, ErrNotActive) {
+		t.Errorf("superseding a superseded fact err = %v, want ErrNotActive", err)
+	}
+	// Restoring brings it back whole and drops the link.
+	if _, err := s.SetFactStatus(ctx, old, StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := s.Fact(ctx, old); f.Status != StatusActive || f.SupersededBy != 0 {
+		t.Errorf("restored fact = %s by %d, want active with no link", f.Status, f.SupersededBy)
+	}
+	// A failed supersession writes nothing, not even the new fact.
+	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: "new", Hash: "h4", Supersedes: other}); err == nil {
+		t.Fatal("AddFact superseding a fact of another space succeeded")
+	}
+	if facts, _ := s.ListFacts(ctx, FactFilter{Contains: "new", AllStatuses: true}); len(facts) != 0 {
+		t.Errorf("a refused supersession left %d facts behind", len(facts))
+	}
+}
+
+func TestDismissPair(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	if err := s.DismissPair(ctx, 7, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DismissPair(ctx, 3, 7); err != nil {
+		t.Fatalf("dismissing again: %v", err)
+	}
+	got, err := s.DismissedPairs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[[2]int64]bool{{3, 7}: true}, got); diff != "" {
+		t.Errorf("DismissedPairs (-want +got):\n%s", diff)
+	}
+}
