@@ -48,6 +48,9 @@ md remember "项目代号是青松，负责人是老王，下周五发布" >/dev
 md remember "CI uses Python 3.12 on the build server" >/dev/null
 md remember "The nightly backup runs at 02:00 and writes to /mnt/backup" >/dev/null
 md remember --space work "Alice prefers tea over coffee; 她最喜欢绿茶" >/dev/null
+# A pair that contradicts (badged on the Memories screen) and a fact the typed one changes.
+md remember "CI uses Python 3.11 on the build server" >/dev/null
+md remember "The release deadline is Friday" >/dev/null
 mkdir -p "$work/docs/guides"
 cat >"$work/docs/setup.md" <<'EOF'
 # Build server setup
@@ -191,9 +194,9 @@ done
 xdotool key ctrl+2
 shot 3-memories
 # The Memories screen puts the keyboard in its add box; Ctrl+Enter saves.
-typeText "Dentist on Friday 10:30"
+typeText "The release deadline is Monday"
 xdotool key ctrl+Return
-shot 4-memories-added
+shot 4-memories-added "$artifacts/3-memories.png"
 xdotool key ctrl+3
 shot 5-knowledge
 xdotool key ctrl+4
