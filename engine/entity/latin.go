@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memdesk/memdesk/engine/textnorm"
 )
 
 // latinRules says how much of a Latin-script run can be trusted to be a name.
@@ -66,7 +68,7 @@ func (x *Extractor) extractLatin(run string, rules latinRules, c *collector) {
 	}
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool { return textnorm.IsWordRune(r) }
 
 // tokenEnd returns where the token starting at i ends. A token is letters, digits and
 // combining marks, joined by an inner connector (- _ . @ ') when a letter or digit follows

@@ -11,9 +11,9 @@
 // pronoun yields nothing: a missed triple costs one unreported contradiction, a wrong one
 // costs a person's trust in every report.
 //
-// The package does not import engine/entity, whose Normalize it mirrors: that package links
-// the gse segmenter and lingua models (166 MB of binary), which a rule-based extractor has no
-// use for.
+// The package does not import engine/entity: that package links the gse segmenter and lingua
+// models (166 MB of binary), which a rule-based extractor has no use for. The folding both
+// share lives in engine/textnorm.
 package hygiene
 
 import (
@@ -21,8 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
+	"github.com/memdesk/memdesk/engine/textnorm"
 )
 
 // RulesVersion is stamped on every stored triple; bump it whenever Extract can give a
@@ -86,11 +85,6 @@ func Extract(text string) []Triple {
 // back and forth), with control characters as spaces and typographic apostrophes as ASCII
 // ones so "doesn’t" reads like "doesn't".
 func normalize(s string) string {
-	if isPrintableASCII(s) {
-		return strings.ToLower(s)
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = norm.NFKC.String(strings.ToLower(cases.Fold().String(norm.NFKC.String(s))))
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\u2019' || r == '\u2018':
@@ -99,16 +93,7 @@ func normalize(s string) string {
 			return ' '
 		}
 		return r
-	}, s)
-}
-
-func isPrintableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
+	}, textnorm.Fold(s))
 }
 
 // cleanField makes a subject, object or purpose from a cut of normalized text: whitespace
@@ -118,24 +103,10 @@ func cleanField(s string) string {
 	if strings.ContainsFunc(s, unicode.IsSpace) {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	s = strings.TrimLeftFunc(s, func(r rune) bool { return !isWordRune(r) })
-	for s != "" {
-		r, size := utf8.DecodeLastRuneInString(s)
-		if isWordRune(r) || unicode.IsMark(r) {
-			break
-		}
-		if r == '+' || r == '#' {
-			base := strings.TrimRight(s, "+#")
-			if last, _ := utf8.DecodeLastRuneInString(base); isWordRune(last) {
-				break
-			}
-		}
-		s = s[:len(s)-size]
-	}
-	return s
+	return textnorm.TrimToWord(s)
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool { return textnorm.IsWordRune(r) }
 
 func hasHan(s string) bool {
 	for _, r := range s {
