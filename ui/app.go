@@ -148,7 +148,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
 	u.recall = newRecallScreen(u.tasks, b)
-	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.dataChanged)
+	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.log, u.dataChanged)
 	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dataChanged)
 	u.settings.onRepaired = u.refreshStats
 	u.recall.open = u.openHit
@@ -194,6 +194,7 @@ func (u *App) Start() {
 	u.settings.ollama.load()
 	u.refreshStats()
 	u.memories.reload()
+	u.memories.reloadConflicts()
 	u.knowledge.reload()
 	u.focusScreen()
 }

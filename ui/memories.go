@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -28,6 +29,7 @@ type memoriesScreen struct {
 	t       *tasks
 	b       Backend
 	win     fyne.Window
+	log     *slog.Logger
 	changed func() // the database changed: counts are stale
 
 	filter    *widget.Entry
@@ -48,8 +50,8 @@ type memoriesScreen struct {
 	filtering debouncer
 }
 
-func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, changed func()) *memoriesScreen {
-	m := &memoriesScreen{t: t, b: b, win: win, changed: changed,
+func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, changed func()) *memoriesScreen {
+	m := &memoriesScreen{t: t, b: b, win: win, log: log, changed: changed,
 		pages: newFactPages(factPageSize, 0), filtering: debouncer{delay: debounceDelay}}
 
 	m.filter = widget.NewEntry()
@@ -104,16 +106,6 @@ func (m *memoriesScreen) reload() {
 			}
 		}
 		res, err := m.b.List(ctx, req)
-		conflicts := map[int64][]engine.ContradictionPair{}
-		if err == nil {
-			// Badges only: a failed check leaves rows unbadged rather than the list empty.
-			if found, cerr := m.b.Contradictions(ctx, engine.ContradictionsRequest{Space: req.Space}); cerr == nil {
-				for _, p := range found.Pairs {
-					conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
-					conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
-				}
-			}
-		}
 		m.t.do(func() {
 			if gen != m.gen {
 				return
@@ -122,11 +114,33 @@ func (m *memoriesScreen) reload() {
 				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
 				return
 			}
-			m.conflicts = conflicts
 			m.pages = newFactPages(factPageSize, total)
 			m.pages.put(0, res.Facts)
 			m.learnSpaces(res.Facts)
 			m.showEmpty(req)
+			m.list.Refresh()
+		})
+	})
+}
+
+// reloadConflicts runs the full contradiction check for the badges. It reads every active
+// statement, so it runs when the facts change, not on every filter keystroke; badges are per
+// fact, whatever the list shows.
+func (m *memoriesScreen) reloadConflicts() {
+	m.t.start(func(ctx context.Context) {
+		found, err := m.b.Contradictions(ctx, engine.ContradictionsRequest{})
+		if err != nil {
+			// Badges only: a failed check leaves rows unbadged and says why in the log.
+			m.log.Warn("contradiction badges not updated", "err", err)
+			return
+		}
+		conflicts := map[int64][]engine.ContradictionPair{}
+		for _, p := range found.Pairs {
+			conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
+			conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
+		}
+		m.t.do(func() {
+			m.conflicts = conflicts
 			m.list.Refresh()
 		})
 	})
@@ -223,6 +237,7 @@ func (m *memoriesScreen) add() {
 			}
 			m.addEntry.SetText("")
 			m.reload()
+			m.reloadConflicts()
 			m.changed()
 		})
 	})
@@ -314,6 +329,7 @@ func (m *memoriesScreen) dismiss(a, b int64) {
 				m.banner.show(widget.SuccessImportance, fmt.Sprintf("Keeping both #%d and #%d.", a, b), "", nil)
 			}
 			m.reload()
+			m.reloadConflicts()
 		})
 	})
 }
@@ -342,6 +358,7 @@ func (m *memoriesScreen) change(req engine.RememberRequest, done func(engine.Rem
 				done(res)
 			}
 			m.reload()
+			m.reloadConflicts()
 			m.changed()
 		})
 	})
