@@ -355,11 +355,20 @@ func (b *Boot) pull(ctx context.Context) error {
 		return err
 	}
 	if !succeeded {
-		// The client stops quietly when the stream breaks off.
-		return io.ErrUnexpectedEOF
+		// The client stops quietly when the stream breaks off. Whether that means the
+		// server is gone (offline) or only the download broke (failed, retried with
+		// backoff) is for the server to say.
+		if _, err := b.version(ctx); err != nil {
+			return err
+		}
+		return errPullBrokeOff
 	}
 	return nil
 }
+
+// errPullBrokeOff is a pull whose progress stream ended before "success" while the server
+// still answers: the server did not fail the pull, the download stream broke.
+var errPullBrokeOff = errors.New("the download broke off before it finished")
 
 // modelInfo reads the input window and pooling from a show response's
 // model_info, keyed by the architecture it names.

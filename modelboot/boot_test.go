@@ -504,3 +504,52 @@ func TestCanonicalModel(t *testing.T) {
 		}
 	}
 }
+
+func TestBootPullBreaksOff(t *testing.T) {
+	tests := []struct {
+		name      string
+		breakPull func(srv *ollamatest.Server)
+		want      Phase
+		reason    string
+	}{
+		{
+			name:      "stream cut, server up",
+			breakPull: func(srv *ollamatest.Server) { srv.CutPulls(1) },
+			want:      PhaseFailed,
+			reason:    "pull tiny: the download broke off before it finished",
+		},
+		{
+			name: "server dies mid-pull",
+			breakPull: func(srv *ollamatest.Server) {
+				srv.SetPullHook(func(step, steps int) {
+					if step == steps/2 {
+						srv.Down()
+					}
+				})
+			},
+			want:   PhaseOffline,
+			reason: "refused",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t)
+			srv.AddPullable(tinyWith(nil))
+			tt.breakPull(srv)
+			set := fastSettings(srv)
+			set.MinBackoff, set.MaxBackoff = time.Hour, time.Hour // only Recheck retries
+			b := start(t, srv, set)
+
+			st := waitFor(t, b, string(tt.want), phaseIs(tt.want))
+			if !strings.Contains(st.Reason, tt.reason) {
+				t.Errorf("state %q, reason %q; want the reason to contain %q", st, st.Reason, tt.reason)
+			}
+			srv.SetPullHook(nil)
+			if err := srv.Up(); err != nil {
+				t.Fatal(err)
+			}
+			b.Recheck()
+			waitFor(t, b, "ready after the next pull", phaseIs(PhaseReady))
+		})
+	}
+}

@@ -2,15 +2,18 @@ package main
 
 // Crash tests: real memdesk processes killed with SIGKILL at seeded random moments, then the
 // database is reopened with the real CLI and checked. They test issue 8's promise that what
-// `remember` or an import reported as done survives a crash, and that nothing half-written
-// becomes visible. doc/reliability.md records the latest figures.
+// `remember` or an import reported as done survives a crash, that nothing half-written
+// becomes visible, and that an interrupted repair (vectors-fix, entities-sweep) resumes and
+// finishes with nothing mixed. doc/reliability.md records the latest figures.
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -20,6 +23,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ncruces/go-sqlite3/driver"
+
+	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/modelboot/ollamatest"
+	"github.com/memdesk/memdesk/store"
 )
 
 var crashSeed = flag.Uint64("crash.seed", 0, "seed for the crash and concurrency tests (0: from the clock)")
@@ -104,6 +114,12 @@ func newMemdeskRun(t *testing.T, bin string) memdeskRun {
 	return memdeskRun{bin: bin, db: filepath.Join(dir, "memdesk.db"), env: env}
 }
 
+// withEnv returns r with kv ("NAME=value") added to its processes' environment.
+func (r memdeskRun) withEnv(kv ...string) memdeskRun {
+	r.env = append(append([]string(nil), r.env...), kv...)
+	return r
+}
+
 // command prepares `memdesk --db DB --json args...` with stdout and stderr captured.
 func (r memdeskRun) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.Command(r.bin, append([]string{"--db", r.db, "--json"}, args...)...)
@@ -182,13 +198,18 @@ func startAndMaybeKill(t *testing.T, cmd *exec.Cmd, kill bool, delay time.Durati
 		}
 	}
 	runErr = cmd.Wait()
+	return diedOfSIGKILL(runErr), runErr
+}
+
+// diedOfSIGKILL reports whether a process's Wait error says SIGKILL ended it.
+func diedOfSIGKILL(waitErr error) bool {
 	var exitErr *exec.ExitError
-	if errors.As(runErr, &exitErr) {
+	if errors.As(waitErr, &exitErr) {
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true, runErr
+			return true
 		}
 	}
-	return false, runErr
+	return false
 }
 
 // TestCrashDuringRemember runs a stream of `remember` processes and SIGKILLs a seeded random
@@ -404,4 +425,522 @@ func TestCrashDuringImport(t *testing.T) {
 	}
 	t.Logf("import crash: %d rounds, %d kb add processes, %d killed mid-run (window %s, clean import %s), %d kills left a partial import that was still consistent, %s",
 		rounds, attempts, kills, window.Round(time.Millisecond), cleanTime.Round(time.Millisecond), partialSeen, time.Since(start).Round(time.Millisecond))
+}
+
+// openForCheck opens a database file for the checks the CLI cannot make (which space each
+// stored vector is in, which entity rows each owner has). Call it only while no memdesk
+// process runs, and close it before the next one starts.
+func openForCheck(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := driver.Open("file:" + path)
+	if err != nil {
+		t.Fatalf("open %s for checks: %v", path, err)
+	}
+	return db
+}
+
+// ownerCount is the number of active facts and chunks: what vectors and entities cover.
+func ownerCount(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM facts WHERE status = 'active') + (SELECT count(*) FROM chunks)`).Scan(&n); err != nil {
+		t.Fatalf("count owners: %v", err)
+	}
+	return n
+}
+
+type adminResult struct {
+	OK      bool           `json:"ok"`
+	Details []string       `json:"details"`
+	Counts  map[string]int `json:"counts"`
+}
+
+// fakeModels is the in-process Ollama server of the vectors-fix test and every model it has
+// served as "tiny", so a stored vector can be traced to the model that made it.
+type fakeModels struct {
+	srv     *ollamatest.Server
+	dimsOf  map[string]int // short digest (as in a fingerprint) -> width
+	current string         // short digest of the model served now
+}
+
+// replace installs a new "tiny" (a new digest and a width no earlier model had), as
+// `ollama pull` of a newer model under the same name does: every stored vector is stale.
+func (m *fakeModels) replace() {
+	dims := 8 + 2*len(m.dimsOf)
+	m.srv.AddModel(ollamatest.Model{Name: "tiny", Dims: dims, ContextLength: 4096})
+	m.current = m.srv.Digest("tiny")[:12]
+	m.dimsOf[m.current] = dims
+}
+
+// checkVectors checks every stored vector: its fingerprint names a model the server had, its
+// width is that model's, and its values are that model's embedding of its owner's current
+// text (a vector labelled with one space but made in another would differ). It returns how
+// many owners have a vector of the current model, and how many owners there are.
+func (m *fakeModels) checkVectors(t *testing.T, path string) (current, owners int) {
+	t.Helper()
+	db := openForCheck(t, path)
+	defer db.Close()
+	owners = ownerCount(t, db)
+	rows, err := db.Query(`SELECT v.owner_kind, v.owner_id, v.fingerprint, v.dims, v.vec, coalesce(f.content, c.text)
+		FROM vectors v
+		LEFT JOIN facts f ON v.owner_kind = 'fact' AND f.id = v.owner_id AND f.status = 'active'
+		LEFT JOIN chunks c ON v.owner_kind = 'chunk' AND c.id = v.owner_id`)
+	if err != nil {
+		t.Fatalf("read vectors: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			kind, fp string
+			id       int64
+			dims     int
+			blob     []byte
+			text     sql.NullString
+		)
+		if err := rows.Scan(&kind, &id, &fp, &dims, &blob, &text); err != nil {
+			t.Fatalf("read vectors: %v", err)
+		}
+		_, after, _ := strings.Cut(fp, "@")
+		digest, _, _ := strings.Cut(after, "/")
+		want, known := m.dimsOf[digest]
+		switch {
+		case !text.Valid:
+			t.Errorf("vector of %s %d (%s) has no active owner", kind, id, fp)
+		case !known:
+			t.Errorf("vector of %s %d is in space %q, which names no model the server had", kind, id, fp)
+		case dims != want || len(blob) != 4*dims || !strings.Contains(fp, fmt.Sprintf("@%s/%d/", digest, dims)):
+			t.Errorf("vector of %s %d in space %q has %d dims (%d bytes); that model has %d", kind, id, fp, dims, len(blob), want)
+		default:
+			got := store.DecodeVector(nil, blob)
+			wantVec := ollamatest.Embedding(text.String, dims)
+			var worst float64
+			for i := range got {
+				worst = max(worst, math.Abs(float64(got[i]-wantVec[i])))
+			}
+			if worst > 1e-5 {
+				t.Errorf("vector of %s %d in space %q is not that model's embedding of its text (off by %g): spaces mixed", kind, id, fp, worst)
+			}
+		}
+		if digest == m.current {
+			current++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("read vectors: %v", err)
+	}
+	return current, owners
+}
+
+// TestCrashDuringVectorsFix kills `admin vectors-fix --all` at seeded random moments while
+// the in-process Ollama server (the binary reaches it through MEMDESK_OLLAMA_HOST) serves a
+// model that keeps being replaced, sometimes between two interrupted fixes, so the database
+// holds vectors of up to three spaces at once. After every kill the database must be intact
+// and every stored vector must be exactly its model's embedding of its owner's text, labelled
+// with that model's space; each round then runs the fix to completion, which must re-embed
+// exactly what the killed fixes left (they resume, not restart), after which
+// `admin vectors-diagnose` reports nothing stale and every vector is in the current space.
+func TestCrashDuringVectorsFix(t *testing.T) {
+	wantKills := 50
+	if testing.Short() {
+		wantKills = 5
+	}
+	const facts = 10
+	bin := memdeskBinary(t)
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 0x7ec7))
+
+	srv, err := ollamatest.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// Each embed request takes a moment, as a real model's do, so a fix lasts long enough
+	// (8 requests of 32 texts) for kills to land between its batches.
+	srv.SetDelay("/api/embed", 15*time.Millisecond)
+	models := &fakeModels{srv: srv, dimsOf: map[string]int{}}
+	models.replace()
+
+	r := newMemdeskRun(t, bin).withEnv("MEMDESK_OLLAMA_HOST="+srv.Host(), "MEMDESK_OLLAMA_MODEL=tiny")
+	var imp importResult
+	r.mustJSON(t, &imp, "kb", "add", writeImportCorpus(t, 40))
+	chunks := 0
+	for _, f := range imp.Files {
+		chunks += f.Chunks
+	}
+	for i := range facts {
+		var res struct {
+			Status string `json:"status"`
+		}
+		r.mustJSON(t, &res, "remember", fmt.Sprintf("fact %d: the deploy of service%d runs on host%d at port %d", i, i, i%3, 8000+i))
+	}
+
+	// A clean fix into the first model: it embeds everything and times the kill window.
+	cleanStart := time.Now()
+	var first adminResult
+	r.mustJSON(t, &first, "admin", "vectors-fix", "--all")
+	cleanTime := time.Since(cleanStart)
+	if want := chunks + facts; !first.OK || first.Counts["reembedded"] != want {
+		t.Fatalf("clean vectors-fix = %+v; want ok and %d re-embedded", first, want)
+	}
+	window := cleanTime + cleanTime/2
+
+	start := time.Now()
+	kills, attempts, replaced, partial, mixed := 0, 0, 0, 0, 0
+	rounds := 0
+	for ; kills < wantKills; rounds++ {
+		if rounds >= wantKills*4 {
+			t.Fatalf("only %d of %d kills landed in %d rounds: the fix finishes before the kill", kills, wantKills, rounds)
+		}
+		models.replace() // every round starts with every vector in an older space
+		replaced++
+		killsThisRound := 1 + rng.IntN(3)
+		for k := range killsThisRound {
+			if k > 0 && rng.IntN(3) == 0 {
+				models.replace() // the model changes between two interrupted fixes
+				replaced++
+			}
+			delay := time.Duration(rng.Int64N(int64(window)))
+			cmd, _, stderr := r.command("admin", "vectors-fix", "--all")
+			attempts++
+			killed, err := startAndMaybeKill(t, cmd, true, delay)
+			if killed {
+				kills++
+			} else if err != nil {
+				t.Fatalf("round %d: vectors-fix exited with %v (not a kill)\nstderr: %s", rounds, err, stderr)
+			}
+			r.checkIntegrity(t)
+			current, owners := models.checkVectors(t, r.db)
+			if current > 0 && current < owners {
+				partial++
+			}
+			spaces := map[string]bool{}
+			db := openForCheck(t, r.db)
+			rows, err := db.Query(`SELECT DISTINCT fingerprint FROM vectors`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var fp string
+				rows.Scan(&fp)
+				spaces[fp] = true
+			}
+			rows.Close()
+			db.Close()
+			if len(spaces) > 1 {
+				mixed++
+			}
+		}
+
+		// The fix resumes: it re-embeds exactly what the killed ones left undone.
+		current, owners := models.checkVectors(t, r.db)
+		var fix adminResult
+		r.mustJSON(t, &fix, "admin", "vectors-fix", "--all")
+		want := map[string]int{"reembedded": owners - current, "evicted": 0, "failed": 0, "remaining": 0}
+		if diff := cmp.Diff(want, fix.Counts); !fix.OK || diff != "" {
+			t.Errorf("round %d: completing vectors-fix: ok %v, counts (-want +got):\n%s", rounds, fix.OK, diff)
+		}
+		var diag adminResult
+		r.mustJSON(t, &diag, "admin", "vectors-diagnose")
+		wantDiag := map[string]int{"current": owners, "zero": 0, "stale": 0, "space_stale": 0, "legacy": 0, "orphans": 0}
+		if diff := cmp.Diff(wantDiag, diag.Counts); !diag.OK || diff != "" {
+			t.Errorf("round %d: vectors-diagnose after the fix: ok %v, counts (-want +got):\n%s", rounds, diag.OK, diff)
+		}
+		if current, _ := models.checkVectors(t, r.db); current != owners {
+			t.Errorf("round %d: %d of %d owners have a vector of the current model after the fix", rounds, current, owners)
+		}
+		r.checkIntegrity(t)
+	}
+	// A repair must not touch what the user wrote.
+	if got := len(r.listAll(t)); got != facts {
+		t.Errorf("%d facts listed after the crashes, want %d", got, facts)
+	}
+	listed := 0
+	for _, d := range r.kbList(t) {
+		listed += d.Chunks
+	}
+	if listed != chunks {
+		t.Errorf("%d chunks listed after the crashes, want %d", listed, chunks)
+	}
+	t.Logf("vectors-fix crash: %d rounds, %d vectors-fix processes over %d facts + %d chunks, %d killed (window %s, clean fix %s), %d kills left a fix half done, %d left vectors of two or more spaces side by side, model replaced %d times, %s",
+		rounds, attempts, facts, chunks, kills, window.Round(time.Millisecond), cleanTime.Round(time.Millisecond), partial, mixed, replaced, time.Since(start).Round(time.Millisecond))
+}
+
+// ownerKey names a fact or chunk.
+type ownerKey struct {
+	Kind string
+	ID   int64
+}
+
+// ownerEntities is what the database says about one owner's entities: the rules version it
+// is stamped with, its entity count, and its entity rows ("name@rules_version").
+type ownerEntities struct {
+	Stamp, Count int
+	Rows         []string
+}
+
+// dumpEntities reads every active owner's stamp and entity rows.
+func dumpEntities(t *testing.T, path string) map[ownerKey]ownerEntities {
+	t.Helper()
+	db := openForCheck(t, path)
+	defer db.Close()
+	out := map[ownerKey]ownerEntities{}
+	rows, err := db.Query(`SELECT 'fact', id, entity_rules, entity_count FROM facts WHERE status = 'active'
+		UNION ALL SELECT 'chunk', id, entity_rules, entity_count FROM chunks`)
+	if err != nil {
+		t.Fatalf("read owners: %v", err)
+	}
+	for rows.Next() {
+		var k ownerKey
+		var o ownerEntities
+		if err := rows.Scan(&k.Kind, &k.ID, &o.Stamp, &o.Count); err != nil {
+			t.Fatalf("read owners: %v", err)
+		}
+		out[k] = o
+	}
+	rows.Close()
+	rows, err = db.Query(`SELECT owner_kind, owner_id, entity, rules_version FROM entities ORDER BY owner_kind, owner_id, entity`)
+	if err != nil {
+		t.Fatalf("read entities: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k ownerKey
+		var name string
+		var version int
+		if err := rows.Scan(&k.Kind, &k.ID, &name, &version); err != nil {
+			t.Fatalf("read entities: %v", err)
+		}
+		o, ok := out[k]
+		if !ok {
+			t.Errorf("entity row %q of %s %d, which is not an active owner", name, k.Kind, k.ID)
+			continue
+		}
+		o.Rows = append(o.Rows, fmt.Sprintf("%s@%d", name, version))
+		out[k] = o
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("read entities: %v", err)
+	}
+	return out
+}
+
+// copyDatabase copies a database no process has open (its WAL, if any, with it) to dst.
+func copyDatabase(t *testing.T, src, dst string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(src + suffix)
+		if errors.Is(err, os.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// walWritten reports whether the WAL file at wal holds frames written since before was taken
+// (before may be nil: the file did not exist). Opening the database creates an empty WAL;
+// only a commit adds to it.
+func walWritten(before os.FileInfo, wal string) bool {
+	st, err := os.Stat(wal)
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	return before == nil || st.Size() != before.Size() || !st.ModTime().Equal(before.ModTime())
+}
+
+// killAfterFirstCommit starts cmd, waits until it first commits to the database at db (its
+// WAL grows), then sends SIGKILL after delay. It reports when the process first committed
+// (zero if it never did), whether the kill landed (the process had not finished first), and
+// its Wait error. Processes that spend seconds loading before they write (the entity
+// extractor) are so killed in the part that matters, not while loading.
+func killAfterFirstCommit(t *testing.T, cmd *exec.Cmd, db string, delay time.Duration) (committed time.Time, killed bool, runErr error) {
+	t.Helper()
+	wal := db + "-wal"
+	before, _ := os.Stat(wal)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	poll := time.NewTicker(time.Millisecond)
+	defer poll.Stop()
+	for committed.IsZero() {
+		select {
+		case err := <-done:
+			if walWritten(before, wal) {
+				committed = time.Now()
+			}
+			return committed, false, err
+		case <-poll.C:
+			if walWritten(before, wal) {
+				committed = time.Now()
+			}
+		}
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return committed, false, err
+	case <-timer.C:
+	}
+	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatalf("kill: %v", err)
+	}
+	runErr = <-done
+	return committed, diedOfSIGKILL(runErr), runErr
+}
+
+// TestCrashDuringEntitiesSweep kills `admin entities-sweep --all` at seeded random moments of
+// its sweep. The rows it sweeps are the honest kind: `remember` and `kb add` from the CLI
+// never load the entity extractor, so every fact and chunk they write is stamped pending.
+// After every kill the database must be intact and every owner either pending with no entity
+// rows, or stamped with the current rules version and holding exactly the rows a clean sweep
+// of the same database gives it (never a stamp without its rows, or rows of two versions).
+// Each round then runs the sweep to completion, which must rebuild exactly the rows the
+// killed sweeps left (they resume, not restart), after which the database's entities equal
+// the clean sweep's, row for row.
+func TestCrashDuringEntitiesSweep(t *testing.T) {
+	// Every sweep process loads the entity extractor (seconds of CPU) before it writes, so
+	// each kill costs seconds: a handful under -short.
+	wantKills := 50
+	if testing.Short() {
+		wantKills = 2
+	}
+	const facts = 20
+	bin := memdeskBinary(t)
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 0xe471))
+
+	seeded := newMemdeskRun(t, bin)
+	var imp importResult
+	seeded.mustJSON(t, &imp, "kb", "add", writeImportCorpus(t, 40))
+	for i := range facts {
+		var res struct {
+			Status string `json:"status"`
+		}
+		seeded.mustJSON(t, &res, "remember", fmt.Sprintf("%s deployed ACME-%d with Go 1.%d on host%d for 老王的项目%d",
+			[]string{"Alice Chen", "Bob Lee", "Dana Wu"}[i%3], i, 20+i%5, i%4, i))
+	}
+	fresh := func() memdeskRun {
+		r := newMemdeskRun(t, bin)
+		copyDatabase(t, seeded.db, r.db)
+		return r
+	}
+	pending := dumpEntities(t, seeded.db)
+	for k, o := range pending {
+		if o.Stamp != 0 || len(o.Rows) != 0 {
+			t.Fatalf("%s %d written by the CLI has stamp %d and %d entity rows; want pending (the premise of this test)", k.Kind, k.ID, o.Stamp, len(o.Rows))
+		}
+	}
+
+	// The clean sweep of the same database: the reference, and how long its sweep part lasts.
+	ref := fresh()
+	cmd, stdout, stderr := ref.command("admin", "entities-sweep", "--all")
+	refStart := time.Now()
+	committed, _, err := killAfterFirstCommit(t, cmd, ref.db, time.Hour)
+	if err != nil || committed.IsZero() {
+		t.Fatalf("clean sweep: committed at %v, err %v\nstderr: %s", committed, err, stderr)
+	}
+	loadTime, sweepTime := committed.Sub(refStart), time.Since(committed)
+	var clean adminResult
+	if err := json.Unmarshal(stdout.Bytes(), &clean); err != nil || !clean.OK || clean.Counts["rebuilt"] != len(pending) {
+		t.Fatalf("clean sweep printed %s (%v); want ok and %d rebuilt", stdout, err, len(pending))
+	}
+	want := dumpEntities(t, ref.db)
+	for k, o := range want {
+		if o.Stamp != entity.RulesVersion || o.Count != len(o.Rows) || o.Count == 0 {
+			t.Fatalf("clean sweep left %s %d stamped %d with count %d and %d rows; want rules %d and a matching non-zero count",
+				k.Kind, k.ID, o.Stamp, o.Count, len(o.Rows), entity.RulesVersion)
+		}
+	}
+	pendingLeft := func(r memdeskRun) int {
+		left := 0
+		for _, o := range dumpEntities(t, r.db) {
+			if o.Stamp != entity.RulesVersion {
+				left++
+			}
+		}
+		return left
+	}
+
+	// Rounds on fresh copies of the pending database. In a round, sweeps are started one
+	// after another, each killed at a random moment of what is left of the sweep (from its
+	// first commit), until one finishes: that one must rebuild exactly the rows the killed
+	// ones left (they resume, not restart).
+	start := time.Now()
+	kills, attempts, partial := 0, 0, 0
+	rounds := 0
+	for ; kills < wantKills; rounds++ {
+		if rounds >= wantKills*2 {
+			t.Fatalf("only %d of %d kills landed in %d rounds: the sweep finishes before the kill", kills, wantKills, rounds)
+		}
+		r := fresh()
+		for k := 0; ; k++ {
+			left := pendingLeft(r)
+			delay := time.Duration(rng.Int64N(int64(sweepTime*6/5)*int64(left)/int64(len(want)) + 1))
+			if kills >= wantKills {
+				delay = time.Hour // enough kills: let the last sweep finish
+			}
+			cmd, stdout, stderr := r.command("admin", "entities-sweep", "--all")
+			attempts++
+			_, killed, err := killAfterFirstCommit(t, cmd, r.db, delay)
+			if err != nil && !killed {
+				t.Fatalf("round %d: entities-sweep exited with %v (not a kill)\nstderr: %s", rounds, err, stderr)
+			}
+			r.checkIntegrity(t)
+			got := dumpEntities(t, r.db)
+			done := 0
+			for key, o := range got {
+				switch o.Stamp {
+				case 0:
+					if o.Count != 0 || len(o.Rows) != 0 {
+						t.Errorf("round %d, sweep %d: %s %d is pending but has count %d and rows %q", rounds, k, key.Kind, key.ID, o.Count, o.Rows)
+					}
+				case entity.RulesVersion:
+					done++
+					if diff := cmp.Diff(want[key], o); diff != "" {
+						t.Errorf("round %d, sweep %d: %s %d is stamped current but differs from the clean sweep (-want +got):\n%s", rounds, k, key.Kind, key.ID, diff)
+					}
+				default:
+					t.Errorf("round %d, sweep %d: %s %d is stamped %d, which is neither pending nor rules %d", rounds, k, key.Kind, key.ID, o.Stamp, entity.RulesVersion)
+				}
+			}
+			if killed {
+				kills++
+				if done > 0 && done < len(want) {
+					partial++
+				}
+				continue
+			}
+			var sweep adminResult
+			if err := json.Unmarshal(stdout.Bytes(), &sweep); err != nil {
+				t.Fatalf("round %d: entities-sweep printed %q: %v", rounds, stdout, err)
+			}
+			// The sweep also completes facts' statements (triples); the CLI extracts those
+			// when it writes, so only the entity counts move here.
+			wantCounts := map[string]int{"rebuilt": left, "deferred": 0, "skipped": 0, "triples_deferred": 0}
+			gotCounts := map[string]int{}
+			for k := range wantCounts {
+				gotCounts[k] = sweep.Counts[k]
+			}
+			if diff := cmp.Diff(wantCounts, gotCounts); !sweep.OK || diff != "" {
+				t.Errorf("round %d: the sweep that finished after %d kills: ok %v, counts (-want +got):\n%s", rounds, k, sweep.OK, diff)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("round %d: entities after %d kills and a finished sweep differ from a clean sweep's (-want +got):\n%s", rounds, k, diff)
+			}
+			break
+		}
+		if got := len(r.listAll(t)); got != facts {
+			t.Errorf("round %d: %d facts listed, want %d", rounds, got, facts)
+		}
+	}
+	t.Logf("entities-sweep crash: %d rounds, %d entities-sweep processes over %d facts + %d chunks, %d killed mid-sweep, %d of those left it half done (clean run %s: %s loading the extractor, %s sweeping), %s",
+		rounds, attempts, facts, len(want)-facts, kills, partial, (loadTime + sweepTime).Round(time.Millisecond),
+		loadTime.Round(time.Millisecond), sweepTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 }

@@ -2,7 +2,8 @@
 // wire format of Ollama 0.17's /api/version, /api/tags, /api/show,
 // /api/pull (NDJSON progress) and /api/embed, embeds text deterministically,
 // and has switches for the faults a real server shows: down, slow, failing
-// with a status, a model to pull, a pull that breaks off, dimensions that
+// with a status (always, or after some requests succeeded), a model to pull,
+// a pull that reports an error or whose stream breaks off, dimensions that
 // change, inputs the server rejects, and zero vectors.
 //
 // The JSON is written from structs of its own, not from the ollama api
@@ -111,6 +112,10 @@ type fault struct {
 	delay  time.Duration
 	status int
 	msg    string
+	// after counts down the requests still answered normally before status
+	// applies; failN, when positive, is how many requests then fail before
+	// the fault clears itself.
+	after, failN int
 }
 
 // Server is a fake Ollama server on a loopback port. Its methods are safe for
@@ -124,6 +129,8 @@ type Server struct {
 	faults    map[string]fault // by path
 	reject    []string
 	failPulls int
+	cutPulls  int
+	zero      bool
 	pullHook  func(step, steps int)
 	counts    map[string]int
 	lastEmbed EmbedCall
@@ -289,7 +296,19 @@ func (s *Server) SetStatus(path string, code int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.faults[path]
-	f.status, f.msg = code, msg
+	f.status, f.msg, f.after, f.failN = code, msg, 0, 0
+	s.faults[path] = f
+}
+
+// FailAfter lets the next ok requests to path through, then answers the n
+// requests after them with code and {"error": msg}, then clears itself: the
+// fault "HTTP 500 mid-batch" when a client sends a long list as several
+// requests. n <= 0 fails every request after the first ok.
+func (s *Server) FailAfter(path string, ok, n, code int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.faults[path]
+	f.status, f.msg, f.after, f.failN = code, msg, ok, n
 	s.faults[path] = f
 }
 
@@ -306,6 +325,24 @@ func (s *Server) FailPulls(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failPulls = n
+}
+
+// CutPulls makes the next n pulls stop halfway by closing the connection,
+// with no error line and no final status: what a client sees when the
+// stream breaks off (a proxy timeout, a dropped connection).
+func (s *Server) CutPulls(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cutPulls = n
+}
+
+// SetZeroVectors makes /api/embed return the zero vector of the model's
+// width for every input while on, as a bag-of-words model does for text
+// with no word it knows.
+func (s *Server) SetZeroVectors(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.zero = on
 }
 
 // SetPullHook calls hook before each progress step of a pull (step 0..steps)
@@ -362,6 +399,20 @@ func (s *Server) handler() http.Handler {
 		}()
 		s.counts[r.URL.Path]++
 		f := s.faults[r.URL.Path]
+		switch {
+		case f.status == 0:
+		case f.after > 0:
+			f.status = 0 // answered normally; count it
+			cur := s.faults[r.URL.Path]
+			cur.after--
+			s.faults[r.URL.Path] = cur
+		case f.failN > 0:
+			cur := s.faults[r.URL.Path]
+			if cur.failN--; cur.failN == 0 {
+				cur.status, cur.msg = 0, ""
+			}
+			s.faults[r.URL.Path] = cur
+		}
 		s.mu.Unlock()
 		if f.delay > 0 {
 			t := time.NewTimer(f.delay)
@@ -504,6 +555,10 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 	if fail {
 		s.failPulls--
 	}
+	cut := !fail && s.cutPulls > 0
+	if cut {
+		s.cutPulls--
+	}
 	hook := s.pullHook
 	s.mu.Unlock()
 
@@ -536,6 +591,11 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 		if fail && step == pullSteps/2 {
 			send(map[string]string{"error": "max retries exceeded: unexpected EOF"})
 			return
+		}
+		if cut && step == pullSteps/2 {
+			// Abort the response: the server closes the connection without
+			// ending the chunked body, so the client reads an unexpected EOF.
+			panic(http.ErrAbortHandler)
 		}
 		p := wireProgress{Status: "pulling " + mm.digest[:12], Digest: layer, Total: size, Completed: size * int64(step) / pullSteps}
 		if !send(p) {
@@ -578,7 +638,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.lastEmbed = EmbedCall{Model: req.Model, Inputs: inputs, KeepAlive: req.KeepAlive, Truncate: req.Truncate}
 	m := s.installed[canonical(req.Model)]
-	reject := s.reject
+	reject, zero := s.reject, s.zero
 	s.mu.Unlock()
 	if m == nil {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
@@ -599,6 +659,10 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		tokens += n
+		if zero {
+			embeddings[i] = make([]float32, m.Dims)
+			continue
+		}
 		embeddings[i] = embedWith(in, m.Dims, m.vocab)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{

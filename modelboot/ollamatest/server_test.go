@@ -212,3 +212,73 @@ func TestEmbeddingIsDeterministic(t *testing.T) {
 		t.Errorf("Tokens = %q", got)
 	}
 }
+
+func TestFailAfter(t *testing.T) {
+	srv := newServer(t, ollamatest.Model{Name: "tiny"})
+	c := client(t, srv)
+	srv.FailAfter("/api/embed", 2, 2, http.StatusInternalServerError, "llama runner process has terminated")
+
+	var got []int
+	for range 6 {
+		code := http.StatusOK
+		if _, err := c.Embed(t.Context(), &api.EmbedRequest{Model: "tiny", Input: "x"}); err != nil {
+			var se api.StatusError
+			if !errors.As(err, &se) {
+				t.Fatalf("embed: %v, want a status error", err)
+			}
+			code = se.StatusCode
+		}
+		got = append(got, code)
+	}
+	want := []int{200, 200, 500, 500, 200, 200}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses of six embeds (-want +got):\n%s", diff)
+	}
+}
+
+func TestCutPulls(t *testing.T) {
+	srv := newServer(t)
+	srv.AddPullable(ollamatest.Model{Name: "tiny"})
+	srv.CutPulls(1)
+	c := client(t, srv)
+	var statuses []string
+	err := c.Pull(t.Context(), &api.PullRequest{Model: "tiny"}, func(p api.ProgressResponse) error {
+		statuses = append(statuses, p.Status)
+		return nil
+	})
+	// The ollama client ends quietly when the stream breaks: no error, no "success".
+	if err != nil || len(statuses) == 0 || statuses[len(statuses)-1] == "success" {
+		t.Errorf("cut pull: err %v, statuses %q; want nil and no success", err, statuses)
+	}
+	if srv.Digest("tiny") != "" {
+		t.Error("a cut pull installed the model")
+	}
+	statuses = nil
+	if err := c.Pull(t.Context(), &api.PullRequest{Model: "tiny"}, func(p api.ProgressResponse) error {
+		statuses = append(statuses, p.Status)
+		return nil
+	}); err != nil || statuses[len(statuses)-1] != "success" {
+		t.Errorf("second pull: err %v, statuses %q; want success", err, statuses)
+	}
+}
+
+func TestZeroVectors(t *testing.T) {
+	srv := newServer(t, ollamatest.Model{Name: "tiny", Dims: 4})
+	c := client(t, srv)
+	srv.SetZeroVectors(true)
+	got, err := c.Embed(t.Context(), &api.EmbedRequest{Model: "tiny", Input: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]float32{{0, 0, 0, 0}, {0, 0, 0, 0}}, got.Embeddings); diff != "" {
+		t.Errorf("embeddings while zero (-want +got):\n%s", diff)
+	}
+	srv.SetZeroVectors(false)
+	got, err = c.Embed(t.Context(), &api.EmbedRequest{Model: "tiny", Input: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]float32{ollamatest.Embedding("a", 4)}, got.Embeddings); diff != "" {
+		t.Errorf("embeddings after zero (-want +got):\n%s", diff)
+	}
+}
