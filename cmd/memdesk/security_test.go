@@ -167,7 +167,9 @@ type socketInfo struct {
 }
 
 // processSockets maps the socket inodes open in pid's fds onto /proc/<pid>/net tables, and
-// returns the fds that are not sockets by what they are (pipe, file, anon inode).
+// returns the fds that are not sockets by what they are (pipe, file, anon inode). A socket
+// found in no table is reported as unknown, unless its fd was closed meanwhile (a refused
+// outbound connection can come and go between the two reads).
 func processSockets(t *testing.T, pid int) (sockets []socketInfo, others map[int]string) {
 	t.Helper()
 	fdDir := fmt.Sprintf("/proc/%d/fd", pid)
@@ -175,23 +177,28 @@ func processSockets(t *testing.T, pid int) (sockets []socketInfo, others map[int
 	if err != nil {
 		t.Fatalf("read %s: %v", fdDir, err)
 	}
-	inodes := map[string]bool{}
+	inodes := map[string]string{} // inode -> the fd's link name
 	others = map[int]string{}
 	for _, en := range entries {
 		target, err := os.Readlink(filepath.Join(fdDir, en.Name()))
 		if err != nil {
 			continue // closed between ReadDir and Readlink
 		}
-		var fd int
-		fmt.Sscan(en.Name(), &fd)
 		if inode, ok := strings.CutPrefix(target, "socket:["); ok {
-			inodes[strings.TrimSuffix(inode, "]")] = true
+			inodes[strings.TrimSuffix(inode, "]")] = en.Name()
 			continue
 		}
+		var fd int
+		fmt.Sscan(en.Name(), &fd)
 		others[fd] = target
 	}
-	for _, proto := range []string{"tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix"} {
-		f, err := os.Open(fmt.Sprintf("/proc/%d/net/%s", pid, proto))
+	// The inode's column in each table, counted from 0.
+	tables := []struct {
+		proto string
+		inode int
+	}{{"tcp", 9}, {"tcp6", 9}, {"udp", 9}, {"udp6", 9}, {"raw", 9}, {"raw6", 9}, {"unix", 6}, {"netlink", 9}, {"packet", 8}}
+	for _, tb := range tables {
+		f, err := os.Open(fmt.Sprintf("/proc/%d/net/%s", pid, tb.proto))
 		if err != nil {
 			continue
 		}
@@ -199,51 +206,48 @@ func processSockets(t *testing.T, pid int) (sockets []socketInfo, others map[int
 		sc.Scan() // header
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			var s socketInfo
-			var inode string
-			if proto == "unix" {
-				// Num RefCount Protocol Flags Type St Inode [Path]
-				if len(fields) < 7 {
-					continue
-				}
-				inode = fields[6]
-				s = socketInfo{Proto: proto, State: "flags " + fields[3]}
+			if len(fields) <= tb.inode || inodes[fields[tb.inode]] == "" {
+				continue
+			}
+			s := socketInfo{Proto: tb.proto}
+			switch tb.proto {
+			case "unix": // Num RefCount Protocol Flags Type St Inode [Path]
+				s.State = "flags " + fields[3]
 				if len(fields) > 7 {
 					s.Local = fields[7]
 				}
-			} else {
-				// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-				if len(fields) < 10 {
-					continue
-				}
-				inode = fields[9]
-				s = socketInfo{Proto: proto, Local: fields[1], Remote: fields[2], State: fields[3]}
+			case "netlink": // sk Eth Pid Groups ...
+				s.Local = "family " + fields[1]
+			case "packet":
+			default: // sl local_address rem_address st ...
+				s.Local, s.Remote, s.State = fields[1], fields[2], fields[3]
 			}
-			if inodes[inode] {
-				sockets = append(sockets, s)
-				delete(inodes, inode)
-			}
+			sockets = append(sockets, s)
+			delete(inodes, fields[tb.inode])
 		}
 		f.Close()
 	}
-	for inode := range inodes {
-		sockets = append(sockets, socketInfo{Proto: "other (netlink, packet...)", Local: "inode " + inode})
+	for inode, fd := range inodes {
+		if target, err := os.Readlink(filepath.Join(fdDir, fd)); err == nil && target == "socket:["+inode+"]" {
+			sockets = append(sockets, socketInfo{Proto: "unknown", Local: "inode " + inode})
+		}
 	}
 	return sockets, others
 }
 
 // isListener reports a socket that accepts connections or datagrams from others: a TCP
-// socket in LISTEN, any UDP or raw socket, a unix socket with __SO_ACCEPTCON.
+// socket in LISTEN, any UDP, raw or packet socket, a unix socket with __SO_ACCEPTCON, and
+// (to be safe) a socket found in no table. Netlink sockets talk to the kernel only.
 func isListener(s socketInfo) bool {
 	switch s.Proto {
 	case "tcp", "tcp6":
 		return s.State == "0A"
-	case "udp", "udp6", "raw", "raw6":
-		return true
 	case "unix":
 		var flags uint64
 		fmt.Sscanf(strings.TrimPrefix(s.State, "flags "), "%x", &flags)
 		return flags&0x10000 != 0
+	case "netlink":
+		return false
 	}
 	return true
 }
