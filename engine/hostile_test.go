@@ -810,7 +810,6 @@ func TestLogsKeepContentsOut(t *testing.T) {
 // White_Space property, so normalization keeps them) is a memory that lists as empty and that
 // no query can find; like all-space text it should be refused.
 func TestRememberRefusesInvisibleText(t *testing.T) {
-	t.Skip("bug: a fact of only U+200B/U+200C/U+200D/U+2060/U+FEFF is stored and lists as empty; see final report")
 	e := openTestEngine(t)
 	for _, text := range []string{"\u200b", "\u2060\ufeff", " \u200b\u200c\u200d "} {
 		if res, err := e.Remember(context.Background(), RememberRequest{Text: text}); !errors.Is(err, ErrInvalidText) {

@@ -35,12 +35,19 @@ func NormalizeFact(text string) (string, error) {
 	if text == "" {
 		return "", fmt.Errorf("%w: the text is empty", ErrInvalidText)
 	}
+	// Text of only invisible format characters (U+200B, U+FEFF…) has no White_Space property,
+	// so it survives the collapse above, yet lists as empty and no query can find it.
+	if strings.IndexFunc(text, visible) < 0 {
+		return "", fmt.Errorf("%w: the text has no visible character", ErrInvalidText)
+	}
 	if len(text) > MaxFactBytes {
 		return "", fmt.Errorf("%w: %d bytes is longer than a memory may be (%d); import it as a document with `kb add` instead",
 			ErrInvalidText, len(text), MaxFactBytes)
 	}
 	return text, nil
 }
+
+func visible(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }
 
 func firstInvalidUTF8(s string) int {
 	for i := 0; i < len(s); {
