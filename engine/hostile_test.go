@@ -817,3 +817,38 @@ func TestRememberRefusesInvisibleText(t *testing.T) {
 		}
 	}
 }
+
+// TestBigImportDoesNotLockOutWriters imports a text file just under the default 20 MB limit
+// while a second engine on the same database (another process, in the app) remembers a fact:
+// the remember must not fail with "database is locked". The document is stored in one write
+// transaction that lasts longer than the 10 s busy timeout.
+func TestBigImportDoesNotLockOutWriters(t *testing.T) {
+	t.Skip("bug: importing a 19 MB file holds the write lock for tens of seconds; a concurrent remember fails with database is locked after 10 s; see final report")
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memdesk.db")
+	e, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	other, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	big := filepath.Join(t.TempDir(), "big.txt")
+	writeBigText(t, big, 19<<20, "sandpiper")
+	imported := make(chan error, 1)
+	go func() {
+		_, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{big}})
+		imported <- err
+	}()
+	time.Sleep(3 * time.Second) // parsing takes about a second; then the document is written
+	start := time.Now()
+	if _, err := other.Remember(ctx, RememberRequest{Text: "A fact written during a big import"}); err != nil {
+		t.Errorf("Remember during the import: %v after %s; want it written", err, time.Since(start).Round(time.Millisecond))
+	}
+	if err := <-imported; err != nil {
+		t.Fatal(err)
+	}
+}
