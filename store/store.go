@@ -65,7 +65,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := createUserOnly(abs); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
+	if err := createSidecars(abs); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	// modeof makes SQLite create a -wal it deletes and re-creates later with the database's
+	// mode too, not the process umask.
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_txlock=immediate" +
+		"&modeof=" + url.QueryEscape(abs) +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
 		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)"
 	s := &Store{path: abs, opts: opts}
@@ -96,6 +102,37 @@ func createUserOnly(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// createSidecars creates the -wal and -shm files SQLite keeps beside the database, when they
+// are missing, with the database file's permissions: the WAL holds the latest writes, memory
+// text included, and the driver would otherwise create both with the process umask (0644
+// under the usual 022), readable by anyone who can enter a shared folder given with --db.
+// An empty WAL is a valid one. Existing files are left as they are, never truncated.
+func createSidecars(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	perm := fi.Mode().Perm()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		f, err := os.OpenFile(path+suffix, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		// The umask may have narrowed perm; the database's own mode is the one wanted.
+		err = f.Chmod(perm)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // registerExtensions runs on every new connection: FTS5 is an extension in this driver, and

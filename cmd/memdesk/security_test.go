@@ -117,7 +117,6 @@ func TestSecurityUserOnlyFilesCLI(t *testing.T) {
 // open (-wal holds the latest writes, memory text included) when the database is placed in
 // a shared folder with --db.
 func TestSecurityWALUserOnly(t *testing.T) {
-	t.Skip("bug: -wal and -shm are created with the umask (0644 under umask 022; 0666 under 0), not 0600 like the database; see final report")
 	bin := memdeskBinary(t)
 	dir := t.TempDir()
 	shared := filepath.Join(dir, "shared")
