@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -53,7 +52,7 @@ func FuzzNormalizeFact(f *testing.F) {
 			if !errors.Is(err, ErrInvalidText) {
 				t.Fatalf("NormalizeFact(%q) error %v is not ErrInvalidText", in, err)
 			}
-			if utf8.ValidString(in) && !strings.ContainsRune(in, 0) && strings.TrimFunc(in, unicode.IsSpace) != "" && len(in) <= MaxFactBytes {
+			if utf8.ValidString(in) && !strings.ContainsRune(in, 0) && strings.IndexFunc(in, visible) >= 0 && len(in) <= MaxFactBytes {
 				t.Fatalf("NormalizeFact(%q) refused good text: %v", in, err)
 			}
 			return
@@ -63,6 +62,9 @@ func FuzzNormalizeFact(f *testing.F) {
 		}
 		if got != strings.TrimSpace(got) || strings.Contains(got, "  ") {
 			t.Fatalf("NormalizeFact(%q) = %q: whitespace not collapsed", in, got)
+		}
+		if strings.IndexFunc(got, visible) < 0 {
+			t.Fatalf("NormalizeFact(%q) = %q: stored text with nothing visible", in, got)
 		}
 		if again, err := NormalizeFact(got); err != nil || again != got {
 			t.Fatalf("NormalizeFact not idempotent on %q: %q, %v", got, again, err)

@@ -47,7 +47,12 @@ func NormalizeFact(text string) (string, error) {
 	return text, nil
 }
 
-func visible(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }
+// visible is false for what shows as nothing: spaces, format characters (zero-width ones,
+// the BOM) and controls. Private-use and unassigned code points count as visible: a font may
+// draw them.
+func visible(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && !unicode.IsControl(r)
+}
 
 func firstInvalidUTF8(s string) int {
 	for i := 0; i < len(s); {
