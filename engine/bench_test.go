@@ -71,3 +71,34 @@ func fill(b *testing.B, e *Engine, gen *synth.Generator, n int) {
 		}
 	}
 }
+
+// BenchmarkContradictions is the full pass over n facts loaded in bulk (the Memories screen
+// runs it for its badges whenever facts change); ns/op is one pass.
+func BenchmarkContradictions(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			skipLarge(b, n)
+			e := openTestEngine(b)
+			gen := synth.New(1)
+			texts := make([]string, n)
+			for i := range texts {
+				texts[i] = gen.Fact()
+			}
+			ctx := context.Background()
+			if _, err := e.RememberBatch(ctx, "", texts, nil); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			pairs := 0
+			for b.Loop() {
+				res, err := e.Contradictions(ctx, ContradictionsRequest{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				pairs = len(res.Pairs)
+			}
+			b.ReportMetric(float64(pairs), "pairs")
+		})
+	}
+}
