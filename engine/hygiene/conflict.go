@@ -50,6 +50,8 @@ var predicates = map[string]predicateInfo{
 	"live in": {"live in", true, "lives in"}, "住在": {"live in", true, "住在"},
 	"work at": {"work at", true, "works at"}, "工作于": {"work at", true, "工作于"},
 	"be": {"be", true, "is"}, "是": {"be", true, "是"},
+	// A kind (is a doctor, 是工程师, 是北京人) is multi-valued: one person is many kinds.
+	"be a": {"be a", false, "is a"}, "是一": {"be a", false, "是"},
 	"have": {"have", false, "has"}, "有": {"have", false, "有"},
 	"run on": {"run on", false, "runs on"}, "运行在": {"run on", false, "运行在"},
 	"depend on": {"depend on", false, "depends on"}, "依赖": {"depend on", false, "依赖"},

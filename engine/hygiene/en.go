@@ -264,7 +264,13 @@ tail:
 // enObject trims the words after the verb: a leading article, a following clause and trailing
 // adverbs go. "use X for Y" is a tool with a purpose, whose predicate says the purpose.
 func enObject(lemma string, words []string) (predicate, object string, ok bool) {
+	predicate = lemma
 	if len(words) > 0 && enArticles[words[0]] {
+		// "is a doctor" says a kind the subject belongs to, and one belongs to many;
+		// "is the lead" or "is Friday" names the one value.
+		if lemma == "be" && (words[0] == "a" || words[0] == "an") {
+			predicate = "be a"
+		}
 		words = words[1:]
 	}
 	for i, w := range words {
@@ -277,7 +283,6 @@ func enObject(lemma string, words []string) (predicate, object string, ok bool) 
 			break
 		}
 	}
-	predicate = lemma
 	if lemma == "use" {
 		for i, w := range words {
 			if w != "for" || i == 0 {

@@ -27,7 +27,7 @@ import (
 // RulesVersion is stamped on every stored triple; bump it whenever Extract can give a
 // different output for the same input (lexicons, trimming, normalization), so the engine
 // sweeps stale rows.
-const RulesVersion = 1
+const RulesVersion = 2
 
 // MaxTextBytes is how much of a text Extract reads. Facts are short; the cap only bounds the
 // work on pathological input.

@@ -317,6 +317,18 @@ func zhObject(lemma, s string) (predicate, object string, ok bool) {
 		if predicate == "在" && !zhIsPlace(object) {
 			return "", "", false
 		}
+	case "是":
+		// 老王是一名工程师, 老王是北京人: a kind someone belongs to, and people belong to
+		// many; 项目代号是青松 names the one value.
+		for _, w := range zhClassifiers {
+			if rest, found := strings.CutPrefix(object, w); found && zhTrimObject(rest) != "" {
+				predicate, object = "是一", zhTrimObject(rest)
+				break
+			}
+		}
+		if predicate == "是" && zhIsKind(object) {
+			predicate = "是一"
+		}
 	case "使用":
 		tool, purpose := zhCutPurpose(object)
 		if purpose != "" {
@@ -328,6 +340,21 @@ func zhObject(lemma, s string) (predicate, object string, ok bool) {
 		return "", "", false
 	}
 	return predicate, object, true
+}
+
+// zhClassifiers open a noun of kind: 一名工程师, 一个好人.
+var zhClassifiers = []string{"一个", "一名", "一位", "一家", "一种", "一只", "一条", "个"}
+
+// zhKindSuffixes end nouns that name a kind of person: 工程师, 北京人, 程序员, 作家, 学生.
+var zhKindSuffixes = []string{"人", "师", "员", "家", "者", "生", "手", "迷", "控", "工", "匠", "长", "官"}
+
+func zhIsKind(object string) bool {
+	for _, w := range zhKindSuffixes {
+		if strings.HasSuffix(object, w) && object != w {
+			return true
+		}
+	}
+	return false
 }
 
 func zhTrimObject(s string) string {
