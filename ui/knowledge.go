@@ -192,14 +192,20 @@ func conflictSummary(cs []engine.KBConflict) string {
 			contradicts++
 		}
 	}
-	switch restates := len(cs) - contradicts; {
-	case restates == 0:
-		return fmt.Sprintf("%d sentences contradict your memories.", contradicts)
-	case contradicts == 0:
-		return fmt.Sprintf("%d sentences repeat your memories.", restates)
-	default:
-		return fmt.Sprintf("%d sentences contradict your memories, %d repeat them.", contradicts, restates)
+	says := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 sentence " + one
+		}
+		return fmt.Sprintf("%d sentences %s", n, many)
 	}
+	var parts []string
+	if contradicts > 0 {
+		parts = append(parts, says(contradicts, "contradicts your memories", "contradict your memories"))
+	}
+	if restates := len(cs) - contradicts; restates > 0 {
+		parts = append(parts, says(restates, "repeats a memory", "repeat memories"))
+	}
+	return strings.Join(parts, ", ") + "."
 }
 
 // showConflicts lists an import's conflicts: where in the file, the sentence, the memory.

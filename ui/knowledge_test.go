@@ -124,3 +124,30 @@ func TestKnowledgeImportCancel(t *testing.T) {
 		t.Error("progress still shown, or import still disabled, after cancel")
 	}
 }
+
+func TestKnowledgeImportShowsConflicts(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	fact := h.remember("CI uses Python 3.11", "")
+	h.start()
+	k := h.u.knowledge
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ci.md"), []byte("# CI\n\nCI uses Python 3.12.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.u.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(dir)})
+	h.waitFor("the import to finish", func() bool { return k.cancelImport == nil && len(k.docs) == 1 })
+	if got := k.banner.text.Text; !strings.Contains(got, "1 sentence contradicts your memories.") {
+		t.Fatalf("banner = %q, want the conflict counted", got)
+	}
+	test.Tap(k.banner.action)
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("Show opened no dialog")
+	}
+	shown := texts(dlg)
+	for _, want := range []string{"ci.md:3", "CI uses Python 3.12", fmt.Sprintf("memory #%d", fact)} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("conflict dialog lacks %q:\n%s", want, shown)
+		}
+	}
+}
