@@ -89,13 +89,10 @@ func (h entityHit) passes(f floorProfile) bool {
 }
 
 // entityLeg finds candidates through the query's anchors: an index lookup, never a scan.
-func (e *Engine) entityLeg(ctx context.Context, kind, space string, queryEntities []string) (map[candidateKey]entityHit, []string, error) {
+// n is the number of active owners of kind in space.
+func (e *Engine) entityLeg(ctx context.Context, kind, space string, n int, queryEntities []string) (map[candidateKey]entityHit, []string, error) {
 	if len(queryEntities) == 0 {
 		return nil, nil, nil
-	}
-	n, err := e.st.OwnerCount(ctx, kind, space)
-	if err != nil {
-		return nil, nil, err
 	}
 	ceiling := anchorCeiling(n)
 	df, err := e.st.EntityDF(ctx, kind, space, queryEntities, ceiling)

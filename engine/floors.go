@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -10,8 +11,11 @@ import (
 // Floors are the absolute per-leg bars a candidate must reach on its raw score. A candidate
 // equal to its floor is kept; 0 disables a floor.
 type Floors struct {
-	MinFTSTerms           int     `json:"min_fts_terms"`
-	MinJaccard            float64 `json:"min_jaccard"`
+	MinFTSTerms int     `json:"min_fts_terms"`
+	MinJaccard  float64 `json:"min_jaccard"`
+	// MinSemanticSimilarity is the semantic floor as configured: a minimum, raised to the
+	// embedding model's measured noise floor (semantic.go). A FloorReport carries the floor
+	// actually applied.
 	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
 }
 
@@ -149,10 +153,43 @@ func (g gradedTerms) matched(lowerText string) []string {
 	return out
 }
 
+// weight is what the matched terms count toward the bar: one each, two for a term that is
+// rare in the searched corpus (see rareTerms). Matching one term that only a few of many
+// texts hold is as unlikely by chance as matching two ordinary ones, and it is what a
+// question with one distinctive word ("Ivermectin is used to treat onchocerciasis") shares
+// with its answer.
+func (g gradedTerms) weight(matched []string, rare map[string]bool) int {
+	w := 0
+	for _, m := range matched {
+		w++
+		if rare[m] {
+			w++
+		}
+	}
+	return w
+}
+
 // ftsGrade is one candidate's standing against the FTS floor for one reading of the query.
 type ftsGrade struct {
 	matched []string
+	weight  int // what matched counts toward the bar (gradedTerms.weight)
 	bar     int
 }
 
-func (f ftsGrade) passes() bool { return f.bar == 0 || len(f.matched) >= f.bar }
+func (f ftsGrade) passes() bool { return f.bar == 0 || f.weight >= f.bar }
+
+// Rare terms: a graded term held by at most rareTermRate of the searched texts (and by at
+// least one) counts as two toward the FTS bar. Under independence, two ordinary graded
+// terms (each in ~5-10% of texts) co-occur by chance in well under 1% of texts; a term in
+// at most 0.5% of them is about as selective on its own. The ceiling is floor(rate * N), so
+// a corpus of fewer than 1/rate texts has no rare term at all: in a small memory store
+// document frequencies say nothing. Rarity alone is no evidence of relatedness in a large
+// general corpus (会员, 周期 are in under 0.5% of CMRC's sentences), so rank applies the
+// bonus only to a query its profile answers without it: an unanswered query stays empty.
+// Measured in doc/retrieval.md.
+const rareTermRate = 0.005
+
+// rareTermCeiling is the largest document frequency a rare term may have among n texts.
+func rareTermCeiling(n int) int {
+	return int(math.Floor(rareTermRate * float64(n)))
+}

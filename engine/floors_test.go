@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,5 +219,83 @@ func TestFuseSupportingLegCannotOutrankAlone(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fused{}, candidateKey{}), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("fuse (-want +got):\n%s", diff)
+	}
+}
+
+func TestRareTermCeiling(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{
+		{0, 0}, {16, 0}, {199, 0}, // a small store has no rare term: df says nothing there
+		{200, 1}, {5183, 25}, {10339, 51},
+	} {
+		if got := rareTermCeiling(tc.n); got != tc.want {
+			t.Errorf("rareTermCeiling(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestGradedWeightCountsRareTermsTwice(t *testing.T) {
+	g := gradeQuery("ivermectin treats onchocerciasis")
+	matched := g.matched("onchocerciasis control in africa")
+	rare := map[string]bool{"onchocerciasis": true}
+	bar := g.barFor(DefaultFloors().strict())
+	if got := (ftsGrade{matched: matched, weight: g.weight(matched, nil), bar: bar}); got.passes() {
+		t.Errorf("one ordinary term %v passes bar %d, want it dropped", matched, bar)
+	}
+	if got := (ftsGrade{matched: matched, weight: g.weight(matched, rare), bar: bar}); !got.passes() {
+		t.Errorf("one rare term %v (weight %d) fails bar %d, want it to count twice", matched, got.weight, bar)
+	}
+}
+
+// A question the strict floors answer also finds, in a large corpus, the fact that shares only
+// its one distinctive (rare) word; over a small store it does not, and a rare word never
+// answers a question the floors leave unanswered.
+func TestRecallRareTermClearsTheBar(t *testing.T) {
+	ctx := context.Background()
+	const (
+		rareFact   = "Ivermectin mass treatment campaigns against onchocerciasis in Africa"
+		answerFact = "outbreaks were reported in the northern villages"
+		question   = "which villages reported onchocerciasis outbreaks"
+		unanswered = "onchocerciasis prevalence estimates"
+	)
+	filler := func(i int) string { return fmt.Sprintf("the villages along river %d harvest crop %d", i, i*7) }
+
+	small := openTestEngine(t)
+	remember(t, small, "", rareFact)
+	answer := remember(t, small, "", answerFact)
+	for i := range 10 {
+		remember(t, small, "", filler(i))
+	}
+	if ids := recallIDs(t, small, RecallRequest{Query: question}); !cmp.Equal(ids, []int64{answer}) {
+		t.Errorf("small store: %q = %v, want only fact %d: df says nothing in a small store", question, ids, answer)
+	}
+
+	large := openTestEngine(t)
+	rare := remember(t, large, "", rareFact)
+	answer = remember(t, large, "", answerFact)
+	texts := make([]string, 400)
+	for i := range texts {
+		texts[i] = filler(i)
+	}
+	if _, err := large.RememberBatch(ctx, "", texts, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := large.Recall(ctx, RecallRequest{Query: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	if !cmp.Equal(ids, []int64{answer, rare}) && !cmp.Equal(ids, []int64{rare, answer}) || res.Relaxed {
+		t.Fatalf("large store: %q = %v (relaxed %v), want facts %d and %d under the strict floors", question, ids, res.Relaxed, answer, rare)
+	}
+	for _, h := range res.Hits {
+		if h.ID == rare && (!cmp.Equal(h.Rare, []string{"onchocerciasis"}) || !strings.Contains(h.Why, "rare")) {
+			t.Errorf("hit rare = %v, why %q; want onchocerciasis named as rare", h.Rare, h.Why)
+		}
+	}
+	if ids := recallIDs(t, large, RecallRequest{Query: unanswered}); len(ids) != 0 {
+		t.Errorf("large store: %q = %v, want nothing: a rare word alone answers no question", unanswered, ids)
 	}
 }

@@ -59,7 +59,10 @@ type Hit struct {
 	Legs    LegScores `json:"legs"`
 	Why     string    `json:"why"`
 	Matched []string  `json:"matched,omitempty"`
-	Anchors []string  `json:"anchors,omitempty"`
+	// Rare are the matched terms rare in the searched corpus; each counted twice toward
+	// FTSBar.
+	Rare    []string `json:"rare,omitempty"`
+	Anchors []string `json:"anchors,omitempty"`
 	// SemanticOnly marks a hit only the semantic leg found: it ranks after every hit the
 	// lexical or entity leg found.
 	SemanticOnly bool `json:"semantic_only,omitempty"`
@@ -128,11 +131,11 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil
 	}
-	qvec, fp, note := e.queryVector(ctx, plan.semanticText)
+	qvec, fp, noise, note := e.queryVector(ctx, plan.semanticText)
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	plan.semanticVec, plan.semanticFP = qvec, fp
+	plan.semanticVec, plan.semanticFP, plan.semanticNoise = qvec, fp, noise
 	var evidence []*sourceEvidence
 	for _, kind := range kinds {
 		ev, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit})
@@ -209,6 +212,9 @@ type queryPlan struct {
 	semanticText string
 	semanticVec  []float32
 	semanticFP   string
+	// semanticNoise is the noise floor of space semanticFP: no profile's semantic floor is
+	// below it.
+	semanticNoise float64
 }
 
 func planQuery(q string, now time.Time) queryPlan {
@@ -242,11 +248,13 @@ func (p queryPlan) empty() bool {
 }
 
 // ftsGrade grades one candidate text against every reading of the query and keeps the best.
-func (p queryPlan) ftsGrade(lowerText string, floors floorProfile) ftsGrade {
+// rare holds the graded terms that are rare in the searched source (counted twice).
+func (p queryPlan) ftsGrade(lowerText string, floors floorProfile, rare map[string]bool) ftsGrade {
 	var best ftsGrade
 	for i, g := range p.graded {
-		cur := ftsGrade{matched: g.matched(lowerText), bar: g.barFor(floors)}
-		if i == 0 || cur.passes() && (!best.passes() || len(cur.matched) > len(best.matched)) {
+		matched := g.matched(lowerText)
+		cur := ftsGrade{matched: matched, weight: g.weight(matched, rare), bar: g.barFor(floors)}
+		if i == 0 || cur.passes() && (!best.passes() || cur.weight > best.weight) {
 			best = cur
 		}
 	}
@@ -260,7 +268,11 @@ type sourceEvidence struct {
 	lexical    map[candidateKey]float64 // combined lexical raw score
 	entity     map[candidateKey]entityHit
 	anchors    []string                 // the query's anchors in this source
+	rare       map[string]bool          // graded terms rare in this source: they count twice
 	semantic   map[candidateKey]float64 // cosine, for candidates above the loosest floor
+	// semanticNoise is the noise floor of the model and this source's space together: no
+	// profile's semantic floor is below it here.
+	semanticNoise float64
 }
 
 // gather runs the legs over one source and keeps every candidate with its raw scores;
@@ -318,12 +330,19 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		}
 	}
 
-	ents, anchors, err := e.entityLeg(ctx, kind, sc.Space, plan.entities)
+	n, err := e.st.OwnerCount(ctx, kind, sc.Space)
+	if err != nil {
+		return nil, err
+	}
+	if ev.rare, err = e.rareTerms(ctx, kind, sc.Space, n, plan.graded); err != nil {
+		return nil, err
+	}
+	ents, anchors, err := e.entityLeg(ctx, kind, sc.Space, n, plan.entities)
 	if err != nil {
 		return nil, err
 	}
 	ev.entity, ev.anchors = ents, anchors
-	ev.semantic, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP)
+	ev.semantic, ev.semanticNoise, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticNoise)
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +369,34 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	return ev, nil
 }
 
+// rareTerms returns the graded terms of every reading that at least one and at most
+// rareTermCeiling(n) of the n texts of kind in space hold. It asks the word index only when
+// the corpus is large enough to have rare terms, and each count stops past the ceiling.
+func (e *Engine) rareTerms(ctx context.Context, kind, space string, n int, graded []gradedTerms) (map[string]bool, error) {
+	ceiling := rareTermCeiling(n)
+	if ceiling < 1 {
+		return nil, nil
+	}
+	var terms []string
+	for _, g := range graded {
+		terms = append(terms, g.shown...)
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	df, err := e.st.WordDF(ctx, kind, space, terms, ceiling)
+	if err != nil {
+		return nil, err
+	}
+	rare := map[string]bool{}
+	for term, f := range df {
+		if f >= 1 && f <= ceiling {
+			rare[term] = true
+		}
+	}
+	return rare, nil
+}
+
 func (e *Engine) match(ctx context.Context, kind string, idx store.Index, terms []string, sc store.SearchScope) ([]store.Candidate, error) {
 	expr := query.MatchExpr(terms)
 	if kind == store.KindFact {
@@ -368,19 +415,32 @@ func (e *Engine) substring(ctx context.Context, kind string, terms []string, sc 
 // rank applies one floor profile to the gathered evidence and fuses what survives.
 func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorProfile) ([]Hit, FloorReport) {
 	report := FloorReport{Floors: floors.Floors, FTSBar: plan.graded[0].barFor(floors)}
+	// The semantic floor applied is the configured one raised to the noise of the model and
+	// of each source's space; the report carries the highest applied.
+	report.MinSemanticSimilarity = semanticFloor(floors.MinSemanticSimilarity, plan.semanticNoise)
 	inWindow := func(c store.Candidate) bool {
 		return plan.when == nil || !c.CreatedAt.Before(plan.when.From) && c.CreatedAt.Before(plan.when.To)
 	}
+	// Rare terms count twice only in a query this profile answers without them: the bonus
+	// lets an answered query reach the texts that share its one distinctive word, but never
+	// turns an unanswered (unrelated) query into an answered one.
+	answered := e.answered(evidence, plan, floors, inWindow)
 	var all []Hit
 	for _, ev := range evidence {
 		var lexical, entities, semantic []legScore
 		grades := map[candidateKey]ftsGrade{}
+		rare := ev.rare
+		if !answered {
+			rare = nil
+		}
+		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(plan.semanticNoise, ev.semanticNoise))
+		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
 		for key, raw := range ev.lexical {
 			c := ev.candidates[key]
 			if !inWindow(c) {
 				continue
 			}
-			g := plan.ftsGrade(strings.ToLower(c.Text), floors)
+			g := plan.ftsGrade(strings.ToLower(c.Text), floors, rare)
 			if !g.passes() {
 				report.DroppedFTS++
 				continue
@@ -404,7 +464,7 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorPr
 			if !ok || !inWindow(c) {
 				continue
 			}
-			if cos < floors.MinSemanticSimilarity {
+			if cos < semFloor {
 				report.DroppedSemantic++
 				continue
 			}
@@ -431,16 +491,39 @@ func (e *Engine) rank(evidence []*sourceEvidence, plan queryPlan, floors floorPr
 			if h, ok := ev.entity[f.key]; ok && h.passes(floors) {
 				raw.Entity = h.score
 			}
-			if cos, ok := ev.semantic[f.key]; ok && cos >= floors.MinSemanticSimilarity {
+			if cos, ok := ev.semantic[f.key]; ok && cos >= semFloor {
 				raw.Semantic = cos
 			}
 			h := e.hit(c, f.score, raw, g.matched, g.bar)
 			h.SemanticOnly = f.uncorroborated
+			for _, m := range g.matched {
+				if rare[m] {
+					h.Rare = append(h.Rare, m)
+				}
+			}
 			all = append(all, h)
 		}
 	}
 	sortHits(all)
 	return all, report
+}
+
+// answered reports whether some lexical or entity candidate clears the profile's floors
+// with every term counted once.
+func (e *Engine) answered(evidence []*sourceEvidence, plan queryPlan, floors floorProfile, inWindow func(store.Candidate) bool) bool {
+	for _, ev := range evidence {
+		for key, h := range ev.entity {
+			if c, ok := ev.candidates[key]; ok && inWindow(c) && h.passes(floors) {
+				return true
+			}
+		}
+		for key := range ev.lexical {
+			if c := ev.candidates[key]; inWindow(c) && plan.ftsGrade(strings.ToLower(c.Text), floors, nil).passes() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (e *Engine) hit(c store.Candidate, score float64, legs LegScores, matched []string, bar int) Hit {
@@ -500,7 +583,10 @@ func explain(h Hit) string {
 		if len(h.Matched) > 0 {
 			p += fmt.Sprintf(" (matched %s%s", strings.Join(terms, ", "), more)
 			if h.FTSBar > 0 {
-				p += fmt.Sprintf("; %d of bar %d", len(h.Matched), h.FTSBar)
+				p += fmt.Sprintf("; %d of bar %d", len(h.Matched)+len(h.Rare), h.FTSBar)
+			}
+			if len(h.Rare) > 0 {
+				p += fmt.Sprintf("; rare, counted twice: %s", strings.Join(h.Rare, ", "))
 			}
 			p += ")"
 		}

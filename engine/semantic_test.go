@@ -554,3 +554,140 @@ func TestSemanticOnlyHitsDoNotBlockTheRelaxedRetry(t *testing.T) {
 		t.Errorf("hits = %+v (relaxed %v); want %d (lexical, relaxed) then %d (semantic only)", res.Hits, res.Relaxed, lexID, meaningID)
 	}
 }
+
+func TestCalibrate(t *testing.T) {
+	basis := func(dims, i int) []float32 {
+		v := make([]float32, dims)
+		v[i] = 1
+		return v
+	}
+	// Noise probes: orthogonal, except probe 1 at cosine 0.8 with probe 0.
+	noise := func(n int) [][]float32 {
+		var out [][]float32
+		for i := range n {
+			out = append(out, basis(40, i))
+		}
+		if n > 1 {
+			out[1] = []float32{0.8, 0.6}
+			out[1] = append(out[1], make([]float32, 38)...)
+		}
+		return out
+	}
+	pairs := func(cos float32, n int) [][]float32 {
+		var out [][]float32
+		for range n {
+			b := make([]float32, 40)
+			b[30], b[31] = cos, float32(math.Sqrt(float64(1-cos*cos)))
+			out = append(out, basis(40, 30), b)
+		}
+		return out
+	}
+	tests := []struct {
+		name              string
+		noise, paraphrase [][]float32
+		want              float64
+	}{
+		{"the highest noise cosine", noise(24), pairs(0.95, 8), 0.8},
+		{"paraphrases no closer than noise: no say", noise(24), pairs(0.8, 8), noSemantics},
+		{"too few pairs to judge", noise(24), pairs(0.5, minParaphraseProbes-1), 0.8},
+		{"too few probes to measure", noise(minNoiseProbes - 1), pairs(0.95, 8), 0},
+		{"zero and missing vectors are no evidence", append(noise(24), nil, []float32{}, make([]float32, 40)), pairs(0.95, 8), 0.8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := calibrate(tc.noise, tc.paraphrase); math.Abs(got-tc.want) > 1e-6 {
+				t.Errorf("calibrate = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSemanticFloorIsCalibratedPerModel(t *testing.T) {
+	// A model whose unrelated probes reach cosine 0.8 with each other: a cosine of 0.7 is
+	// noise for it even though it clears the configured 0.5.
+	vecs := map[string][]float32{}
+	const dims = 40
+	unit := func(parts map[int]float32) []float32 {
+		v := make([]float32, dims)
+		for i, x := range parts {
+			v[i] = x
+		}
+		return v
+	}
+	for i, p := range noiseProbes() {
+		vecs[p] = unit(map[int]float32{i: 1})
+	}
+	vecs[noiseProbes()[1]] = unit(map[int]float32{0: 0.8, 1: 0.6})
+	for i, p := range paraphraseProbes() {
+		vecs[p[0]] = unit(map[int]float32{24 + i: 1})
+		vecs[p[1]] = unit(map[int]float32{24 + i: 1})
+	}
+	const (
+		fact  = "the team offsite is in Lisbon"
+		near  = "where do we travel for the retreat"
+		noisy = "how tall is the eiffel tower"
+	)
+	vecs[fact] = unit(map[int]float32{35: 1})
+	vecs[near] = unit(map[int]float32{35: 0.9, 36: 0.436})  // cosine 0.9
+	vecs[noisy] = unit(map[int]float32{35: 0.7, 37: 0.714}) // cosine 0.7
+	emb := newFakeEmbedder("fake/calibrated@1/40", vecs)
+	e := openSemanticEngine(t, emb, emb.state)
+	id := remember(t, e, "", fact)
+	mustEmbedPending(t, e)
+
+	res, err := e.Recall(context.Background(), RecallRequest{Query: near})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != id || !res.Hits[0].SemanticOnly {
+		t.Errorf("%q = %+v, want fact %d from the semantic leg", near, res.Hits, id)
+	}
+	if got := res.Floors.MinSemanticSimilarity; math.Abs(got-0.8) > 1e-6 {
+		t.Errorf("semantic floor applied = %v, want the model's noise floor 0.8", got)
+	}
+	res, err = e.Recall(context.Background(), RecallRequest{Query: noisy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 {
+		t.Errorf("%q = %+v, want nothing: cosine 0.7 is below this model's noise", noisy, res.Hits)
+	}
+	for _, p := range noiseProbes() {
+		if n := emb.calls[p]; n != 1 {
+			t.Errorf("probe %q embedded %d times, want once per vector space", p, n)
+		}
+	}
+}
+
+func TestSpaceNoise(t *testing.T) {
+	index := func(vecs ...[]float32) *spaceIndex {
+		s := &spaceIndex{dims: len(vecs[0])}
+		for i, v := range vecs {
+			s.ids = append(s.ids, int64(i+1))
+			s.flat = append(s.flat, v...)
+		}
+		return s
+	}
+	e := func(i int) []float32 { v := make([]float32, 8); v[i] = 1; return v }
+	tests := []struct {
+		name string
+		s    *spaceIndex
+		want float64
+	}{
+		{"too few texts to measure", index(e(0), e(0), e(0), e(0), e(0)), 0},
+		{"unrelated texts", index(e(0), e(1), e(2), e(3), e(4), e(5)), 0},
+		{"texts that all say the same", index(e(0), e(0), e(0), e(0), e(0), e(0)), 1},
+		// 15 pairs: one at cosine 1 (the two copies of e0), the rest 0; the 95th
+		// percentile is the top pair.
+		{"one close pair", index(e(0), e(0), e(2), e(3), e(4), e(5)), 1},
+		// 21 pairs, one close: the 95th percentile (20th of 21) is 0.
+		{"one close pair among more", index(e(0), e(0), e(2), e(3), e(4), e(5), e(6)), 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.s.spaceNoise(); math.Abs(got-tc.want) > 1e-6 {
+				t.Errorf("spaceNoise = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -35,8 +35,10 @@ type RecallConfig struct {
 
 // FloorsConfig holds the minimum evidence a hit needs from each leg to be kept.
 type FloorsConfig struct {
-	MinFTSTerms           int     `json:"min_fts_terms"` // 0 disables the floor
-	MinJaccard            float64 `json:"min_jaccard"`
+	MinFTSTerms int     `json:"min_fts_terms"` // 0 disables the floor
+	MinJaccard  float64 `json:"min_jaccard"`
+	// MinSemanticSimilarity is the lowest semantic floor: each embedding model's measured
+	// noise floor raises it (doc/semantic.md); 0 disables the floor.
 	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
 }
 

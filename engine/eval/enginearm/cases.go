@@ -3,6 +3,7 @@ package enginearm
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -71,6 +72,20 @@ func (c *Cases) space(ctx context.Context, facts []string) (*caseSpace, error) {
 			return nil, fmt.Errorf("remember case fact %d: %w", i, err)
 		}
 		sp.factIndices[res.FactID] = append(sp.factIndices[res.FactID], i)
+	}
+	// With a semantic leg, the facts are embedded before the first query about them (an
+	// engine without one has nothing to embed).
+	for {
+		rep, err := c.e.EmbedPending(ctx, 0)
+		if errors.Is(err, engine.ErrSemanticOff) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("embed case facts: %w", err)
+		}
+		if rep.Remaining == 0 || rep.Embedded+rep.Zero == 0 {
+			break
+		}
 	}
 	c.spaces[key] = sp
 	return sp, nil

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// WordDF counts, for each term, the active facts (or chunks) of kind in space ("" for every
+// space) whose word index holds it, but stops counting at limit+1: the caller only asks
+// whether a term is rare enough, and a common one would otherwise cost a walk of its whole
+// posting list. Each term is matched as one quoted FTS5 phrase (so FTS5 syntax in it is
+// literal) and analysed like the indexed text (stemmed, case-folded), so terms are words as
+// the caller's word analysis writes them (a CJK bigram, a Latin word); a term with no
+// indexable token counts 0.
+func (s *Store) WordDF(ctx context.Context, kind, space string, terms []string, limit int) (map[string]int, error) {
+	t := IndexWords.table(kind)
+	var q string
+	var scope []any
+	if kind == KindChunk {
+		q = `SELECT count(*) FROM (SELECT 1 FROM ` + t + ` JOIN chunks c ON c.id = ` + t + `.rowid`
+		if space != "" {
+			q += ` JOIN documents d ON d.id = c.doc_id AND d.space = ?`
+			scope = []any{space}
+		}
+	} else {
+		q = `SELECT count(*) FROM (SELECT 1 FROM ` + t + ` JOIN facts f ON f.id = ` + t + `.rowid AND f.status = 'active'`
+		if space != "" {
+			q += ` AND f.space = ?`
+			scope = []any{space}
+		}
+	}
+	q += ` WHERE ` + t + ` MATCH ? LIMIT ?)`
+	df := make(map[string]int, len(terms))
+	for _, term := range terms {
+		if _, done := df[term]; done {
+			continue
+		}
+		var n int
+		args := append(append([]any{}, scope...), quotePhrase(term), limit+1)
+		if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return nil, fmt.Errorf("word frequency of %q: %w", term, err)
+		}
+		df[term] = n
+	}
+	return df, nil
+}
+
+// quotePhrase makes term one FTS5 string: every character literal.
+func quotePhrase(term string) string {
+	b := make([]byte, 0, len(term)+2)
+	b = append(b, '"')
+	for i := 0; i < len(term); i++ {
+		if term[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, term[i])
+	}
+	return string(append(b, '"'))
+}
