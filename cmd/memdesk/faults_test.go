@@ -224,7 +224,7 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 			t.Errorf("healthy recall: semantic %q, notes %q; want ready and the query embedded", res.Semantic, res.Notes)
 		}
 	})
-	t.Logf("%-22s recall %s", "healthy (3 legs)", healthy)
+	t.Logf("%-22s recall %s", "healthy", healthy)
 
 	type fault struct {
 		name string
@@ -423,7 +423,7 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 	goleak.VerifyNone(t, leaks)
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n| fault | recalls | p50 | p95 | max | semantic states reported |\n|---|---|---|---|---|---|\n")
-	for _, f := range append([]figure{{"healthy (3 legs)", healthy, []string{"ready"}}}, figures...) {
+	for _, f := range append([]figure{{"healthy", healthy, []string{"ready"}}}, figures...) {
 		fmt.Fprintf(&table, "| %s | %d | %s | %s | %s | %s |\n", f.name, len(f.lat), f.lat.quantile(0.5).Round(100*time.Microsecond),
 			f.lat.quantile(0.95).Round(100*time.Microsecond), f.lat.quantile(1).Round(100*time.Microsecond), strings.Join(f.states, ", "))
 	}
