@@ -105,6 +105,9 @@ type Engine struct {
 	ents     atomic.Pointer[entity.Extractor] // nil until loaded
 	sweeping atomic.Bool                      // an entity sweep pass is running
 	vectors  vectorIndex                      // the semantic leg's in-memory index
+	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
+	// last one was on time. See slowEmbedTimeout.
+	slowModel atomic.Int64
 }
 
 // Open opens the database at path, creating and migrating it as needed.

@@ -40,7 +40,14 @@ const (
 	// DefaultEmbedBudget is how many owners one catch-up pass embeds.
 	DefaultEmbedBudget = 512
 	// queryEmbedTimeout bounds embedding the query: recall never waits long for the model.
-	queryEmbedTimeout = 2 * time.Second
+	// A short query embeds in well under it on a CPU; a model Ollama must load first may not,
+	// and that query answers on the other legs.
+	queryEmbedTimeout = time.Second
+	// slowEmbedTimeout bounds it for slowModelWindow after the model last missed its bound:
+	// a server answering slower than recall can wait costs each recall this much, not
+	// queryEmbedTimeout, until one embed is on time again.
+	slowEmbedTimeout = 200 * time.Millisecond
+	slowModelWindow  = time.Minute
 	// semanticIdlePoll is how often Run looks for new rows to embed once caught up, or for
 	// the embedder to become ready.
 	semanticIdlePoll = 5 * time.Second
@@ -485,6 +492,18 @@ func semanticFloor(configured, noise float64) float64 {
 	return max(configured, noise)
 }
 
+// noteEmbedTime remembers whether the model missed the query's bound: late starts (or
+// extends) the slow window, on time ends it. A caller that gave up first says nothing.
+func (e *Engine) noteEmbedTime(ctx context.Context, late bool) {
+	switch {
+	case ctx.Err() != nil:
+	case late:
+		e.slowModel.Store(time.Now().UnixNano())
+	default:
+		e.slowModel.Store(0)
+	}
+}
+
 // queryVector embeds the query for the semantic leg. It returns nil, with a note for the
 // result, when the leg cannot run: off, not ready, slow, failing, or a query that embeds to
 // the zero vector (no semantic evidence).
@@ -494,23 +513,33 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 	if !ok {
 		return nil, "", 0, ""
 	}
+	bound := queryEmbedTimeout
+	if slowSince := e.slowModel.Load(); slowSince != 0 && time.Since(time.Unix(0, slowSince)) < slowModelWindow {
+		bound = slowEmbedTimeout
+	}
 	// Run measures the noise floor in the background as soon as the model is ready; a
 	// process without Run (a one-shot CLI recall, eval) pays for it once, here, bounded
 	// like the query's own embedding.
-	calibrateCtx, cancelCalibrate := context.WithTimeout(ctx, queryEmbedTimeout)
+	calibrateCtx, cancelCalibrate := context.WithTimeout(ctx, bound)
 	noise, ok = e.noiseFloor(calibrateCtx, fp)
+	late := calibrateCtx.Err() != nil
 	cancelCalibrate()
 	if !ok {
+		e.noteEmbedTime(ctx, late)
 		return nil, "", 0, "semantic leg skipped: the model's noise floor could not be measured yet"
 	}
-	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	embedCtx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	vecs, err := e.opts.Embedder.Embed(ctx, []string{text})
+	vecs, err := e.opts.Embedder.Embed(embedCtx, []string{text})
+	e.noteEmbedTime(ctx, embedCtx.Err() != nil)
 	if len(vecs) != 1 || vecs[0] == nil {
 		if err == nil {
 			err = errors.New("no vector returned")
 		}
 		e.log.Debug("semantic leg skipped: the query did not embed", "err", err)
+		if embedCtx.Err() != nil && ctx.Err() == nil {
+			return nil, "", 0, fmt.Sprintf("semantic leg skipped: the model did not answer within %s", bound)
+		}
 		return nil, "", 0, "semantic leg skipped: the query could not be embedded"
 	}
 	v := append([]float32(nil), vecs[0]...)

@@ -267,7 +267,6 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 		},
 		{
 			name:       "slow embed (3 s)",
-			bug:        "recall waits queryEmbedTimeout (2 s) on every query while Ollama's embed answers slower than that, and the state stays ready",
 			inject:     func(*testing.T) { srv.SetDelay("/api/embed", 3*time.Second) },
 			wantFinal:  func(string) bool { return true },
 			wantStates: []string{"ready", "offline"},
