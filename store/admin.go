@@ -28,11 +28,11 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		(SELECT count(*) FROM facts WHERE status = 'active'),
 		(SELECT count(*) FROM facts WHERE status = 'superseded'),
 		(SELECT count(*) FROM facts WHERE status = 'deleted'),
-		(SELECT count(*) FROM documents),
+		(SELECT count(*) FROM documents d WHERE `+notReserved+`),
 		(SELECT count(*) FROM chunks),
 		(SELECT count(*) FROM entities),
 		(SELECT count(*) FROM vectors),
-		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents)),
+		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents d WHERE `+notReserved+`)),
 		(SELECT user_version FROM pragma_user_version)`).Scan(
 		&st.FactsActive, &st.FactsSuperseded, &st.FactsDeleted, &st.Documents, &st.Chunks,
 		&st.Entities, &st.Vectors, &st.Spaces, &st.SchemaVersion)

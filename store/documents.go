@@ -54,10 +54,18 @@ const (
 	ImportUnchanged = "unchanged"
 )
 
-// PutDocument stores a document and its chunks in one transaction: a new path is added, a
-// changed file replaces all its chunks atomically, and an unchanged hash writes nothing. A
-// reader never sees a document with half of its chunks.
+// PutDocument stores a document and its chunks: a new path is added, a changed file replaces
+// all its chunks, and an unchanged hash writes nothing. A reader never sees a document with
+// half of its chunks. A small document is one transaction; a big one is written in pieces
+// out of sight (see staged.go), so other writers never wait on it for long.
 func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, outcome string, err error) {
+	if len(in.Chunks) > stagedChunks {
+		id, outcome, err = s.putDocumentStaged(ctx, in)
+		if err != nil {
+			return 0, "", fmt.Errorf("store document %q: %w", in.Path, err)
+		}
+		return id, outcome, nil
+	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		var oldHash string
 		err := tx.QueryRowContext(ctx, `SELECT id, hash FROM documents WHERE space = ? AND path = ?`,
@@ -144,7 +152,7 @@ func (s *Store) Document(ctx context.Context, id int64) (Document, error) {
 	var d Document
 	var chunks int
 	row := s.db.QueryRowContext(ctx, `SELECT `+documentColumns+`, (SELECT count(*) FROM chunks WHERE doc_id = d.id)
-		FROM documents d WHERE d.id = ?`, id)
+		FROM documents d WHERE d.id = ? AND `+notReserved, id)
 	d, err := scanDocument(row, &chunks)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Document{}, fmt.Errorf("document %d: %w", id, ErrNotFound)
@@ -159,7 +167,7 @@ func (s *Store) Document(ctx context.Context, id int64) (Document, error) {
 // ListDocuments returns the documents of space (every space when empty), by path.
 func (s *Store) ListDocuments(ctx context.Context, space string) ([]Document, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+documentColumns+`, (SELECT count(*) FROM chunks WHERE doc_id = d.id)
-		FROM documents d WHERE ? = '' OR d.space = ? ORDER BY d.path, d.id`, space, space)
+		FROM documents d WHERE (? = '' AND `+notReserved+`) OR d.space = ? ORDER BY d.path, d.id`, space, space)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
@@ -177,14 +185,13 @@ func (s *Store) ListDocuments(ctx context.Context, space string) ([]Document, er
 	return out, rows.Err()
 }
 
-// DeleteDocument removes a document and its chunks (the file on disk is untouched).
+// DeleteDocument removes a document and its chunks (the file on disk is untouched). The
+// document leaves every list and search in one short transaction; its chunks are then
+// removed in pieces, so a big document never holds other writers up.
 func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx,
-			`DELETE FROM entities WHERE owner_kind = 'chunk' AND owner_id IN (SELECT id FROM chunks WHERE doc_id = ?)`, id); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET space = ? WHERE id = ? AND `+
+			`substr(space, 1, 1) != char(1)`, reservedSpace(retiredSpace), id)
 		if err != nil {
 			return err
 		}
@@ -193,6 +200,9 @@ func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = s.removeInPieces(ctx, id)
+	}
 	if err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}

@@ -1,0 +1,148 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func bigDocument(path, hash string, n int, word string) DocumentInput {
+	in := DocumentInput{Space: "default", Path: path, Title: "big", Format: "text", Hash: hash, Bytes: int64(n * 20)}
+	for i := range n {
+		in.Chunks = append(in.Chunks, Chunk{Ordinal: i, Text: fmt.Sprintf("%s chunk number %d", word, i), LineStart: i + 1, LineEnd: i + 1})
+	}
+	return in
+}
+
+func matchCount(t *testing.T, s *Store, word string) int {
+	t.Helper()
+	got, err := s.MatchChunks(context.Background(), IndexTrigram, `"`+word+`"`, SearchScope{Space: "default", Limit: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(got)
+}
+
+func TestStagedImportIsWholeOrNothing(t *testing.T) {
+	ctx := context.Background()
+	var words atomic.Int64
+	var cancelAt atomic.Int64
+	cancelAt.Store(-1)
+	var cancel context.CancelFunc
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Words: func(text string) string {
+		if words.Add(1) == cancelAt.Load() && cancel != nil {
+			cancel()
+		}
+		return text
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := 3*stagedChunks + 7
+
+	id, outcome, err := s.PutDocument(ctx, bigDocument("/notes/big.txt", "h1", n, "alpha"))
+	if err != nil || outcome != ImportAdded {
+		t.Fatalf("PutDocument = %d, %q, %v", id, outcome, err)
+	}
+	if got := matchCount(t, s, "alpha"); got != n {
+		t.Fatalf("%d chunks searchable, want %d", got, n)
+	}
+
+	// A changed version cancelled after its first piece: the old version stays, whole.
+	cctx, c := context.WithCancel(ctx)
+	cancel = c
+	cancelAt.Store(words.Load() + stagedChunks + 1)
+	if _, _, err := s.PutDocument(cctx, bigDocument("/notes/big.txt", "h2", n, "bravo")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled PutDocument err = %v, want context.Canceled", err)
+	}
+	if a, b := matchCount(t, s, "alpha"), matchCount(t, s, "bravo"); a != n || b != 0 {
+		t.Fatalf("after a cancelled update: %d old and %d new chunks searchable, want %d and 0", a, b, n)
+	}
+	docs, _ := s.ListDocuments(ctx, "")
+	if len(docs) != 1 || docs[0].ID != id || docs[0].Chunks != n {
+		t.Fatalf("documents after a cancelled update = %+v, want only %d with %d chunks", docs, id, n)
+	}
+	var leftover int
+	s.db.QueryRow(`SELECT count(*) FROM chunks WHERE doc_id != ?`, id).Scan(&leftover)
+	if leftover != 0 {
+		t.Errorf("%d staged chunks left behind by the cancelled update", leftover)
+	}
+
+	// The update done: the new version replaces the old one, and the old one is gone.
+	newID, outcome, err := s.PutDocument(ctx, bigDocument("/notes/big.txt", "h2", n+1, "bravo"))
+	if err != nil || outcome != ImportUpdated {
+		t.Fatalf("update = %d, %q, %v", newID, outcome, err)
+	}
+	if a, b := matchCount(t, s, "alpha"), matchCount(t, s, "bravo"); a != 0 || b != n+1 {
+		t.Fatalf("after the update: %d old and %d new chunks searchable, want 0 and %d", a, b, n+1)
+	}
+	var docsLeft, chunksLeft int
+	s.db.QueryRow(`SELECT count(*) FROM documents`).Scan(&docsLeft)
+	s.db.QueryRow(`SELECT count(*) FROM chunks`).Scan(&chunksLeft)
+	if docsLeft != 1 || chunksLeft != n+1 {
+		t.Errorf("after the update the tables hold %d documents and %d chunks, want 1 and %d", docsLeft, chunksLeft, n+1)
+	}
+	if _, outcome, _ := s.PutDocument(ctx, bigDocument("/notes/big.txt", "h2", n+1, "bravo")); outcome != ImportUnchanged {
+		t.Errorf("same hash again = %q, want unchanged", outcome)
+	}
+	if problems, err := s.Integrity(ctx); err != nil || len(problems) != 0 {
+		t.Errorf("integrity = %v, %v", problems, err)
+	}
+
+	if err := s.DeleteDocument(ctx, newID); err != nil {
+		t.Fatal(err)
+	}
+	s.db.QueryRow(`SELECT count(*) FROM chunks`).Scan(&chunksLeft)
+	if got := matchCount(t, s, "bravo"); got != 0 || chunksLeft != 0 {
+		t.Errorf("after removing: %d searchable, %d chunk rows, want none", got, chunksLeft)
+	}
+	if err := s.DeleteDocument(ctx, newID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("removing twice err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRemoveAbandonedImports(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	// What a crash leaves: a staging document no one has added to for hours, a live one,
+	// and a retired version.
+	old := time.Now().Add(-2 * abandonedAfter).UnixMilli()
+	for _, d := range []struct {
+		space string
+		at    int64
+	}{{stagingSpace + "dead", old}, {stagingSpace + "live", time.Now().UnixMilli()}, {retiredSpace + "x", old}} {
+		res, err := s.db.Exec(`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, 'p', 't', 'text', 'h', 1, ?)`, d.space, d.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		if _, err := s.db.Exec(`INSERT INTO chunks(doc_id, ordinal, text, byte_start, byte_end, line_start, line_end) VALUES (?, 0, 'leftover text', 0, 1, 1, 1)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if docs, _ := s.ListDocuments(ctx, ""); len(docs) != 0 {
+		t.Errorf("documents in reserved spaces are listed: %+v", docs)
+	}
+	if st, _ := s.Stats(ctx); st.Documents != 0 || st.Spaces != 0 {
+		t.Errorf("stats count reserved spaces: %+v", st)
+	}
+	if err := s.RemoveAbandoned(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	rows, _ := s.db.Query(`SELECT space FROM documents`)
+	for rows.Next() {
+		var sp string
+		rows.Scan(&sp)
+		left = append(left, sp)
+	}
+	rows.Close()
+	if len(left) != 1 || left[0] != stagingSpace+"live" {
+		t.Errorf("after RemoveAbandoned documents in %q, want only the live staging one", left)
+	}
+}
