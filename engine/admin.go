@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/store"
 )
 
 // AdminRequest names a maintenance action.
@@ -83,20 +86,15 @@ func (e *Engine) integrity(ctx context.Context, _ AdminRequest) (AdminResult, er
 	return res, nil
 }
 
-func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResult, error) {
-	triples, err := e.sweepAllTriples(ctx, req.Budget, req.All)
-	if err != nil {
-		return AdminResult{}, err
-	}
-	if err := e.LoadEntities(ctx); err != nil {
-		return AdminResult{}, err
-	}
+// sweepAllEntities runs entity sweep passes: one, or with req.All until none are left, another
+// pass holds the guard, or a pass makes no progress (rows that keep failing are logged and
+// left for a later run).
+func (e *Engine) sweepAllEntities(ctx context.Context, req AdminRequest) (SweepReport, error) {
 	var total SweepReport
-	first := true
-	for {
+	for first := true; ; first = false {
 		rep, err := e.SweepEntities(ctx, req.Budget)
 		if err != nil {
-			return AdminResult{}, err
+			return total, err
 		}
 		total.Rebuilt += rep.Rebuilt
 		total.Skipped += rep.Skipped
@@ -104,12 +102,34 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 		if req.Progress != nil {
 			req.Progress(total.Rebuilt, total.Rebuilt+rep.Deferred)
 		}
-		// Stop when done, when another pass holds the guard, or when a pass made no
-		// progress (rows that keep failing are left for a later run, and logged).
 		if !req.All || rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 && !first {
-			break
+			return total, nil
 		}
-		first = false
+	}
+}
+
+func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	triples, err := e.sweepAllTriples(ctx, req.Budget, req.All)
+	if err != nil {
+		return AdminResult{}, err
+	}
+	// Loading the extractor costs seconds and hundreds of MB: not when nothing is stale.
+	stale := 0
+	for _, kind := range []string{store.KindFact, store.KindChunk} {
+		_, n, err := e.st.StaleEntities(ctx, kind, entity.RulesVersion, 0)
+		if err != nil {
+			return AdminResult{}, err
+		}
+		stale += n
+	}
+	var total SweepReport
+	if stale > 0 {
+		if err := e.LoadEntities(ctx); err != nil {
+			return AdminResult{}, err
+		}
+		if total, err = e.sweepAllEntities(ctx, req); err != nil {
+			return AdminResult{}, err
+		}
 	}
 	res := AdminResult{Action: "entities-sweep", OK: total.Deferred == 0 && triples.Deferred == 0,
 		Counts: map[string]int{"rebuilt": total.Rebuilt, "deferred": total.Deferred, "skipped": total.Skipped,

@@ -327,3 +327,14 @@ func TestTripleSweep(t *testing.T) {
 		t.Errorf("after the sweep, pairs = %+v, want Berlin/Paris", c.Pairs)
 	}
 }
+
+func TestEntitiesSweepLoadsNothingWhenNothingIsStale(t *testing.T) {
+	e := openTestEngine(t)
+	res, err := e.Admin(context.Background(), AdminRequest{Action: "entities-sweep", All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || e.ents.Load() != nil {
+		t.Errorf("sweep of an empty store = %+v, extractor loaded %v; want ok without loading it", res, e.ents.Load() != nil)
+	}
+}
