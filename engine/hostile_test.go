@@ -30,6 +30,7 @@ import (
 	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/memdesk/memdesk/engine/ingest"
+	"github.com/memdesk/memdesk/internal/hostile"
 )
 
 var hostileDir = filepath.Join("..", "testdata", "hostile")
@@ -42,16 +43,9 @@ func readHostileList(t testing.TB, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for i, line := range strings.Split(string(data), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s, err := strconv.Unquote(line)
-		if err != nil {
-			t.Fatalf("%s line %d: %v", name, i+1, err)
-		}
-		out = append(out, s)
+	out, err := hostile.ParseList(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }

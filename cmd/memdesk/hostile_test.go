@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/internal/hostile"
 )
 
 var hostileCorpus = filepath.Join("..", "..", "testdata", "hostile")
@@ -42,16 +42,9 @@ func readHostileList(t *testing.T, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for i, line := range strings.Split(string(data), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s, err := strconv.Unquote(line)
-		if err != nil {
-			t.Fatalf("%s line %d: %v", name, i+1, err)
-		}
-		out = append(out, s)
+	out, err := hostile.ParseList(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }
