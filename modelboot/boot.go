@@ -39,7 +39,16 @@ type Boot struct {
 	wake    chan struct{} // Recheck: one pending wake-up is enough
 	rewarm  atomic.Bool   // Embed saw a width change; measure again
 	running atomic.Bool
+	// embedFailures counts Embed calls in a row that the server answered with an error;
+	// brokenEmbed is the last one's reason once they reach failingEmbeds.
+	embedFailures atomic.Int32
+	brokenEmbed   atomic.Pointer[string]
 }
+
+// failingEmbeds is how many Embed calls in a row the server must fail (answering, with an
+// error such as HTTP 500) before the state stops saying ready: one may be a hiccup, several
+// mean the model cannot embed now, whatever the health check (which does not embed) says.
+const failingEmbeds = 3
 
 // New checks s and returns a Boot in the starting phase. It starts no
 // goroutines and makes no calls; [Boot.Run] does the work.
@@ -179,6 +188,8 @@ func (b *Boot) bootstrap(ctx context.Context) error {
 	b.setState(st)
 
 	b.rewarm.Store(false)
+	b.embedFailures.Store(0)
+	b.brokenEmbed.Store(nil)
 	vecs, err := b.embedRequest(ctx, b.set.WarmTimeout, []string{warmupText})
 	if err != nil {
 		return b.fail(ctx, "warm up", err)
@@ -210,6 +221,11 @@ func (b *Boot) watch(ctx context.Context) {
 		}
 		if b.rewarm.Load() {
 			b.setPhase(PhaseWarming, "embedding width changed")
+			return
+		}
+		if why := b.brokenEmbed.Swap(nil); why != nil {
+			// Run warms the model again with backoff: ready once an embed works.
+			b.setPhase(PhaseFailed, "embed: "+*why)
 			return
 		}
 		if _, err := b.version(ctx); err != nil {

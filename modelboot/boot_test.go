@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -551,5 +552,35 @@ func TestBootPullBreaksOff(t *testing.T) {
 			b.Recheck()
 			waitFor(t, b, "ready after the next pull", phaseIs(PhaseReady))
 		})
+	}
+}
+
+// TestBootEmbedsKeepFailing: a server whose health check passes but whose every embed
+// answers 500 is not "ready": after failingEmbeds failed calls the state says why, Run keeps
+// trying to warm the model, and the first embed that works makes it ready again.
+func TestBootEmbedsKeepFailing(t *testing.T) {
+	srv := newServer(t, tinyWith(nil))
+	b := start(t, srv, fastSettings(srv))
+	waitFor(t, b, "ready", phaseIs(PhaseReady))
+
+	srv.FailAfter("/api/embed", 0, 0, http.StatusInternalServerError, "llama runner process has terminated")
+	for i := range failingEmbeds - 1 {
+		if _, err := b.Embed(context.Background(), []string{"a text"}); err == nil {
+			t.Fatalf("embed %d succeeded against a failing server", i)
+		}
+	}
+	if st := b.State(); st.Phase != PhaseReady {
+		t.Errorf("after %d failed embeds the state is %q; one failure short of the limit should leave it ready", failingEmbeds-1, st)
+	}
+	b.Embed(context.Background(), []string{"a text"})
+	st := waitFor(t, b, "failed", phaseIs(PhaseFailed))
+	if !strings.Contains(st.Reason, "llama runner process has terminated") {
+		t.Errorf("state %q does not say why", st)
+	}
+
+	srv.SetStatus("/api/embed", 0, "")
+	waitFor(t, b, "ready again", phaseIs(PhaseReady))
+	if _, err := b.Embed(context.Background(), []string{"a text"}); err != nil {
+		t.Errorf("embed after recovery: %v", err)
 	}
 }

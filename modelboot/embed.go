@@ -42,8 +42,16 @@ func (b *Boot) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	for lo := 0; lo < len(texts); lo += b.set.MaxBatch {
 		hi := min(lo+b.set.MaxBatch, len(texts))
 		if err := b.embedBatch(ctx, st, texts[lo:hi], lo, out, &failed); err != nil {
+			b.noteServerError(ctx, err)
 			return nil, err
 		}
+	}
+	if len(failed) == len(texts) && len(texts) > 0 {
+		// Every input refused: a server error per input (Ollama answers 500 for one bad
+		// input, and for all of them when the runner is gone) counts like a failed call.
+		b.noteServerError(ctx, failed[0].Err)
+	} else {
+		b.embedFailures.Store(0)
 	}
 	if len(failed) > 0 {
 		slices.SortFunc(failed, func(a, b InputError) int { return a.Index - b.Index })
@@ -171,6 +179,21 @@ func normalize(v []float32) error {
 		v[i] = float32(float64(x) * inv)
 	}
 	return nil
+}
+
+// noteServerError counts an Embed call the server answered with an error (not the caller's
+// cancellation or deadline, not an unreachable server: those have their own states), and
+// after failingEmbeds in a row asks Run to say so.
+func (b *Boot) noteServerError(ctx context.Context, err error) {
+	var status api.StatusError
+	if ctx.Err() != nil || !errors.As(err, &status) {
+		return
+	}
+	if b.embedFailures.Add(1) >= failingEmbeds {
+		why := reason(err)
+		b.brokenEmbed.Store(&why)
+		b.Recheck()
+	}
 }
 
 // callError wraps an error that fails a whole Embed call, and asks Run to
