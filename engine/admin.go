@@ -86,30 +86,31 @@ func (e *Engine) integrity(ctx context.Context, _ AdminRequest) (AdminResult, er
 	return res, nil
 }
 
-// sweepAllEntities runs entity sweep passes: one, or with req.All until none are left, another
-// pass holds the guard, or a pass makes no progress (rows that keep failing are logged and
-// left for a later run).
-func (e *Engine) sweepAllEntities(ctx context.Context, req AdminRequest) (SweepReport, error) {
+// sweepPasses repeats a bounded sweep pass: once, or with all until nothing is deferred,
+// another pass holds the guard, or a pass after the first makes no progress (rows that keep
+// failing are logged and left for a later run). progress, when set, gets done/total after
+// each pass. The entity and the statement sweeps, from the CLI and from Run, share it.
+func sweepPasses(pass func() (SweepReport, error), all bool, progress func(done, total int)) (SweepReport, error) {
 	var total SweepReport
 	for first := true; ; first = false {
-		rep, err := e.SweepEntities(ctx, req.Budget)
+		rep, err := pass()
 		if err != nil {
 			return total, err
 		}
 		total.Rebuilt += rep.Rebuilt
 		total.Skipped += rep.Skipped
 		total.Deferred = rep.Deferred
-		if req.Progress != nil {
-			req.Progress(total.Rebuilt, total.Rebuilt+rep.Deferred)
+		if progress != nil {
+			progress(total.Rebuilt, total.Rebuilt+rep.Deferred)
 		}
-		if !req.All || rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 && !first {
+		if !all || rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 && !first {
 			return total, nil
 		}
 	}
 }
 
 func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResult, error) {
-	triples, err := e.sweepAllTriples(ctx, req.Budget, req.All)
+	triples, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, req.Budget) }, req.All, nil)
 	if err != nil {
 		return AdminResult{}, err
 	}
@@ -127,7 +128,8 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 		if err := e.LoadEntities(ctx); err != nil {
 			return AdminResult{}, err
 		}
-		if total, err = e.sweepAllEntities(ctx, req); err != nil {
+		total, err = sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, req.Budget) }, req.All, req.Progress)
+		if err != nil {
 			return AdminResult{}, err
 		}
 	}
@@ -150,20 +152,14 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 // until ctx is cancelled; without one it returns when the sweep is done. The owner cancels
 // ctx and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
-	if _, err := e.sweepAllTriples(ctx, DefaultSweepBudget, true); err != nil {
+	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, nil); err != nil {
 		return err
 	}
 	if err := e.LoadEntities(ctx); err != nil {
 		return err
 	}
-	for {
-		rep, err := e.SweepEntities(ctx, DefaultSweepBudget)
-		if err != nil {
-			return err
-		}
-		if rep.Deferred == 0 || rep.Skipped > 0 || rep.Rebuilt == 0 {
-			break
-		}
+	if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, nil); err != nil {
+		return err
 	}
 	if e.opts.Embedder == nil {
 		return nil

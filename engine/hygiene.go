@@ -409,23 +409,6 @@ func (e *Engine) sweepTriples(ctx context.Context, budget int) (SweepReport, err
 	return rep, nil
 }
 
-// sweepAllTriples runs triple sweep passes: one, or with all until none are left or a pass
-// makes no progress (rows that keep failing are logged and left for a later run).
-func (e *Engine) sweepAllTriples(ctx context.Context, budget int, all bool) (SweepReport, error) {
-	var total SweepReport
-	for {
-		rep, err := e.sweepTriples(ctx, budget)
-		if err != nil {
-			return total, err
-		}
-		total.Rebuilt += rep.Rebuilt
-		total.Deferred = rep.Deferred
-		if !all || rep.Deferred == 0 || rep.Rebuilt == 0 {
-			return total, nil
-		}
-	}
-}
-
 // KBConflict is a sentence of an imported document that contradicts or restates an active
 // memory of the same space.
 type KBConflict struct {
