@@ -55,25 +55,36 @@ type StaleOwner struct {
 // StaleEntities returns up to limit owners of kind not stamped with version, and how many
 // there are in all. Forgotten facts are left alone until they are restored.
 func (s *Store) StaleEntities(ctx context.Context, kind string, version, limit int) ([]StaleOwner, int, error) {
+	out, total, err := s.staleOwners(ctx, kind, "entity_rules", version, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read stale entities: %w", err)
+	}
+	return out, total, nil
+}
+
+// staleOwners returns up to limit owners of kind (active facts, or chunks) whose stamp column
+// is not version, in id order, and how many there are in all. stamp is a column name from
+// this package, never user text.
+func (s *Store) staleOwners(ctx context.Context, kind, stamp string, version, limit int) ([]StaleOwner, int, error) {
 	t := ownerTable(kind)
 	textCol, active := "content", ` AND status = 'active'`
 	if kind == KindChunk {
 		textCol, active = "text", ""
 	}
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t+` WHERE entity_rules != ?`+active, version).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count stale entities: %w", err)
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t+` WHERE `+stamp+` != ?`+active, version).Scan(&total); err != nil {
+		return nil, 0, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, `+textCol+` FROM `+t+` WHERE entity_rules != ?`+active+` ORDER BY id LIMIT ?`, version, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, `+textCol+` FROM `+t+` WHERE `+stamp+` != ?`+active+` ORDER BY id LIMIT ?`, version, limit)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read stale entities: %w", err)
+		return nil, 0, err
 	}
 	defer rows.Close()
 	var out []StaleOwner
 	for rows.Next() {
 		var o StaleOwner
 		if err := rows.Scan(&o.ID, &o.Text); err != nil {
-			return nil, 0, fmt.Errorf("read stale entities: %w", err)
+			return nil, 0, err
 		}
 		out = append(out, o)
 	}
@@ -86,11 +97,21 @@ var ErrChanged = errors.New("changed meanwhile")
 // SetEntities writes an owner's entities in its own short transaction, but only if its text
 // is still text: a concurrent edit wins, and the sweep picks the row up again.
 func (s *Store) SetEntities(ctx context.Context, kind string, id int64, text string, ents Entities) error {
+	err := s.writeIfUnchanged(ctx, kind, id, text, func(tx *sql.Tx) error { return putEntities(ctx, tx, kind, id, &ents) })
+	if err != nil {
+		return fmt.Errorf("store entities of %s %d: %w", kind, id, err)
+	}
+	return nil
+}
+
+// writeIfUnchanged runs put in one write transaction if the owner's text is still text, and
+// returns ErrChanged otherwise (edited or gone since it was read).
+func (s *Store) writeIfUnchanged(ctx context.Context, kind string, id int64, text string, put func(tx *sql.Tx) error) error {
 	textCol := "content"
 	if kind == KindChunk {
 		textCol = "text"
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		var same bool
 		err := tx.QueryRowContext(ctx, `SELECT `+textCol+` = ? FROM `+ownerTable(kind)+` WHERE id = ?`, text, id).Scan(&same)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && !same {
@@ -99,12 +120,8 @@ func (s *Store) SetEntities(ctx context.Context, kind string, id int64, text str
 		if err != nil {
 			return err
 		}
-		return putEntities(ctx, tx, kind, id, &ents)
+		return put(tx)
 	})
-	if err != nil {
-		return fmt.Errorf("store entities of %s %d: %w", kind, id, err)
-	}
-	return nil
 }
 
 // scopeJoin joins entity rows to their owners and keeps active ones of space ("" for every

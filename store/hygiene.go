@@ -47,42 +47,17 @@ func putTriples(ctx context.Context, tx *sql.Tx, factID int64, ts *Triples) erro
 // StaleTriples returns up to limit active facts not stamped with triple-rules version, and
 // how many there are in all.
 func (s *Store) StaleTriples(ctx context.Context, version, limit int) ([]StaleOwner, int, error) {
-	var total int
-	if err := s.db.QueryRowContext(ctx,
-		`SELECT count(*) FROM facts WHERE triple_rules != ? AND status = 'active'`, version).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count stale triples: %w", err)
-	}
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT id, content FROM facts WHERE triple_rules != ? AND status = 'active' ORDER BY id LIMIT ?`, version, limit)
+	out, total, err := s.staleOwners(ctx, KindFact, "triple_rules", version, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read stale triples: %w", err)
 	}
-	defer rows.Close()
-	var out []StaleOwner
-	for rows.Next() {
-		var o StaleOwner
-		if err := rows.Scan(&o.ID, &o.Text); err != nil {
-			return nil, 0, fmt.Errorf("read stale triples: %w", err)
-		}
-		out = append(out, o)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // SetTriples writes a fact's triples in its own short transaction, but only if its content
 // is still text: a concurrent edit wins, and the sweep picks the fact up again.
 func (s *Store) SetTriples(ctx context.Context, factID int64, text string, ts Triples) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var same bool
-		err := tx.QueryRowContext(ctx, `SELECT content = ? FROM facts WHERE id = ?`, text, factID).Scan(&same)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && !same {
-			return ErrChanged
-		}
-		if err != nil {
-			return err
-		}
-		return putTriples(ctx, tx, factID, &ts)
-	})
+	err := s.writeIfUnchanged(ctx, KindFact, factID, text, func(tx *sql.Tx) error { return putTriples(ctx, tx, factID, &ts) })
 	if err != nil {
 		return fmt.Errorf("store triples of fact %d: %w", factID, err)
 	}
