@@ -39,13 +39,9 @@ var hostileDir = filepath.Join("..", "testdata", "hostile")
 // line, # comments and blank lines ignored, so NUL and raw bytes can be written.
 func readHostileList(t testing.TB, name string) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(hostileDir, name))
+	out, err := hostile.ReadList(filepath.Join(hostileDir, name))
 	if err != nil {
 		t.Fatal(err)
-	}
-	out, err := hostile.ParseList(data)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }

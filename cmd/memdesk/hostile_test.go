@@ -38,13 +38,9 @@ const keptFactText = "The harbour master keeps the tide ledger in room 7"
 // # comments and blank lines ignored.
 func readHostileList(t *testing.T, name string) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(hostileCorpus, name))
+	out, err := hostile.ReadList(filepath.Join(hostileCorpus, name))
 	if err != nil {
 		t.Fatal(err)
-	}
-	out, err := hostile.ParseList(data)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }

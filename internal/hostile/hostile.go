@@ -4,9 +4,23 @@ package hostile
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
+
+// ReadList reads and parses the .list file at path (see ParseList).
+func ReadList(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out, err := ParseList(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
 
 // ParseList reads a .list file: one Go double-quoted string per line, so NUL and raw bytes
 // can be written; # comments and blank lines are ignored.
