@@ -139,11 +139,12 @@ func orderedPair(a, b int64) [2]int64 { return [2]int64{min(a, b), max(a, b)} }
 // entities. The semantic leg is deliberately not asked: the new text has no vector yet, and
 // embedding it here would make every write wait on a model.
 func (e *Engine) similarFacts(ctx context.Context, id int64, space, text string) ([]int64, error) {
-	terms := restatementTerms(text)
+	words := query.WordTerms(text)
+	terms := stemmedSet(words)
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	probe, err := e.nearDupProbe(ctx, space, query.WordTerms(text))
+	probe, err := e.nearDupProbe(ctx, space, words)
 	if err != nil || len(probe) == 0 {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func (e *Engine) similarFacts(ctx context.Context, id int64, space, text string)
 		if c.ID == id {
 			continue
 		}
-		words := jaccard(terms, restatementTerms(c.Text))
+		words := jaccard(terms, stemmedSet(query.WordTerms(c.Text)))
 		switch {
 		case words >= nearDupWords:
 		case words >= nearDupWordsConfirmed && mineEnts != nil && jaccard(mineEnts, setOf(e.ents.Load().Extract(c.Text))) >= nearDupEntities:
@@ -198,11 +199,11 @@ func (e *Engine) nearDupProbe(ctx context.Context, space string, terms []string)
 	return present[:n], nil
 }
 
-// restatementTerms are the terms two texts are compared by: the word index's terms, Latin
-// ones stemmed, so "uses" and "use" agree.
-func restatementTerms(text string) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range query.WordTerms(text) {
+// stemmedSet is the set two texts are compared by: the word index's terms, Latin ones
+// stemmed, so "uses" and "use" agree.
+func stemmedSet(words []string) map[string]bool {
+	out := make(map[string]bool, len(words))
+	for _, t := range words {
 		out[query.Stem(t)] = true
 	}
 	return out
@@ -313,16 +314,26 @@ func (e *Engine) Contradictions(ctx context.Context, req ContradictionsRequest) 
 		}
 		return pairs[i].b < pairs[j].b
 	})
+	// A fact in several pairs is read once.
+	views := map[int64]FactView{}
+	view := func(id int64) (FactView, error) {
+		if v, ok := views[id]; ok {
+			return v, nil
+		}
+		f, err := e.st.Fact(ctx, id)
+		views[id] = factView(f)
+		return views[id], err
+	}
 	for _, p := range pairs {
-		a, err := e.st.Fact(ctx, all[p.a].FactID)
+		a, err := view(all[p.a].FactID)
 		if err != nil {
 			return ContradictionsResult{}, err
 		}
-		b, err := e.st.Fact(ctx, all[p.b].FactID)
+		b, err := view(all[p.b].FactID)
 		if err != nil {
 			return ContradictionsResult{}, err
 		}
-		res.Pairs = append(res.Pairs, ContradictionPair{A: factView(a), B: factView(b), Kind: p.conflict.Kind, Reason: p.conflict.Reason})
+		res.Pairs = append(res.Pairs, ContradictionPair{A: a, B: b, Kind: p.conflict.Kind, Reason: p.conflict.Reason})
 	}
 	return res, nil
 }
