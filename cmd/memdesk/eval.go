@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +23,7 @@ import (
 )
 
 const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [--legs fts,entity,semantic] [-k 10]
-     [--baseline] [--limit-queries N] [--json] [--out FILE]
+     [--baseline] [--limit-queries N] [--breakdown FIELD] [--per-query FILE] [--json] [--out FILE]
 eval --cases FILE [--json] [--out FILE]`
 
 // eval measures retrieval in a scratch database, never the user's: a public benchmark
@@ -38,6 +40,8 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	limit := fs.Int("limit-queries", 0, "only the first N queries (0: all)")
 	out := fs.String("out", "", "also write the JSON report to this file")
 	legs := fs.String("legs", "fts,entity", "retrieval legs to use: fts (always on), entity, semantic (needs Ollama)")
+	breakdown := fs.String("breakdown", "", "also report the metrics per value of this queries_meta.jsonl field")
+	perQuery := fs.String("per-query", "", "write every query's ranked hits, scores and why to this JSONL file")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -51,7 +55,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	case (*beirDir == "") == (*casesFile == ""):
 		return usagef("eval: give either --beir DIR or --cases FILE\nusage: %s", evalUsage)
 	case *casesFile != "":
-		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs"} {
+		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs", "breakdown", "per-query"} {
 			if set[name] {
 				dash := "--"
 				if len(name) == 1 {
@@ -67,7 +71,8 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 		return err
 	}
 	opts := beirRun{dir: *beirDir, scope: eval.Scope(*scope), as: enginearm.As(*as), k: *k,
-		baseline: *baseline, limit: *limit, out: *out, entities: entities, semantic: semantic}
+		baseline: *baseline, limit: *limit, out: *out, entities: entities, semantic: semantic,
+		breakdown: *breakdown, perQuery: *perQuery}
 	switch {
 	case opts.scope != eval.ScopeNone && opts.scope != eval.ScopePrefix:
 		return usagef("eval: --scope %q: want none or prefix", *scope)
@@ -112,6 +117,10 @@ type beirRun struct {
 	baseline bool
 	limit    int
 	out      string
+	// breakdown is a queries_meta.jsonl field to group the metrics by; perQuery a JSONL
+	// file for every query's hits.
+	breakdown string
+	perQuery  string
 }
 
 func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
@@ -120,6 +129,12 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 		return err
 	}
 	ds.LimitQueries(o.limit)
+	var groups map[string]string
+	if o.breakdown != "" {
+		if groups, err = eval.LoadQueryGroups(o.dir, o.breakdown); err != nil {
+			return usagef("eval: --breakdown %s: %v", o.breakdown, err)
+		}
+	}
 	rep := eval.Report{Dataset: ds.Name, NQueries: len(ds.Queries), NUnrelated: ds.CountUnrelated(),
 		K: o.k, As: string(o.as), Scope: o.scope, Legs: []string{"fts"}}
 	if o.entities {
@@ -155,9 +170,16 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 				return err
 			}
 		}
+		trace, closeTrace, err := newQueryTrace(o.perQuery, r)
+		if err != nil {
+			return err
+		}
 		progress, done = c.countProgress("memdesk")
-		rep.Arm, err = eval.Run(ctx, ds, r, eval.RunOptions{K: o.k, Progress: progress})
+		rep.Arm, err = eval.Run(ctx, ds, r, eval.RunOptions{K: o.k, Progress: progress, Groups: groups, Observe: trace})
 		done()
+		if cerr := closeTrace(); err == nil {
+			err = cerr
+		}
 		return err
 	})
 	if err != nil {
@@ -165,7 +187,7 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 	}
 	if o.baseline {
 		progress, done := c.countProgress("baseline")
-		arm, err := eval.Run(ctx, ds, eval.NewBM25Retriever(ds.Docs, o.scope), eval.RunOptions{K: o.k, Progress: progress})
+		arm, err := eval.Run(ctx, ds, eval.NewBM25Retriever(ds.Docs, o.scope), eval.RunOptions{K: o.k, Progress: progress, Groups: groups})
 		done()
 		if err != nil {
 			return fmt.Errorf("baseline: %w", err)
@@ -176,6 +198,74 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 		return err
 	}
 	return c.emit(rep, func(w io.Writer) { printBEIRReport(w, rep) })
+}
+
+// queryTraceLine is one line of --per-query: the query's outcome and the engine's answer.
+type queryTraceLine struct {
+	eval.QueryOutcome
+	Relaxed bool               `json:"relaxed"`
+	Notes   []string           `json:"notes,omitempty"`
+	Floors  engine.FloorReport `json:"floors"`
+	Hits    []tracedHit        `json:"hits"`
+}
+
+type tracedHit struct {
+	Docs     []string         `json:"docs"`
+	Relevant bool             `json:"relevant,omitempty"`
+	ID       int64            `json:"id"`
+	Score    float64          `json:"score"`
+	Legs     engine.LegScores `json:"legs"`
+	Why      string           `json:"why"`
+	Text     string           `json:"text"`
+}
+
+// newQueryTrace returns an observer that writes one JSON line per query to path, joining the
+// run's outcome with the engine's last answer (r.Trace), and its close; both do nothing for "".
+func newQueryTrace(path string, r *enginearm.Retriever) (func(eval.QueryOutcome) error, func() error, error) {
+	if path == "" {
+		return nil, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("per-query file: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	var last queryTraceLine
+	r.Trace = func(q eval.Query, res engine.RecallResult, docIDs [][]string) {
+		last = queryTraceLine{Relaxed: res.Relaxed, Notes: res.Notes, Floors: res.Floors}
+		for i, h := range res.Hits {
+			last.Hits = append(last.Hits, tracedHit{Docs: docIDs[i], ID: h.ID, Score: h.Score, Legs: h.Legs,
+				Why: h.Why, Text: clip(h.Text, 200)})
+		}
+	}
+	observe := func(o eval.QueryOutcome) error {
+		line := last
+		last = queryTraceLine{}
+		line.QueryOutcome = o
+		rel := map[string]bool{}
+		for _, id := range o.Relevant {
+			rel[id] = true
+		}
+		for i := range line.Hits {
+			for _, d := range line.Hits[i].Docs {
+				line.Hits[i].Relevant = line.Hits[i].Relevant || rel[d]
+			}
+		}
+		return enc.Encode(line)
+	}
+	closeFn := func() error {
+		err := bw.Flush()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("per-query file: %w", err)
+		}
+		return nil
+	}
+	return observe, closeFn, nil
 }
 
 func printBEIRReport(w io.Writer, rep eval.Report) {
@@ -228,6 +318,40 @@ func printBEIRReport(w io.Writer, rep eval.Report) {
 		}
 		base := f.of(*rep.Baseline)
 		fmt.Fprintf(tw, "%s\t%8.*f\t%8.*f\t%+8.*f\n", f.name, f.digits, mine, f.digits, base, f.digits, mine-base)
+	}
+	tw.Flush()
+	printBreakdown(w, rep)
+}
+
+// printBreakdown prints recall@10 and nDCG@10 per group, the baseline's beside them.
+func printBreakdown(w io.Writer, rep eval.Report) {
+	if len(rep.Breakdown) == 0 {
+		return
+	}
+	groups := make([]string, 0, len(rep.Breakdown))
+	for g := range rep.Breakdown {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if rep.Baseline == nil {
+		fmt.Fprintf(tw, "group\t%9s\t%9s\n", "recall@10", "nDCG@10")
+	} else {
+		fmt.Fprintf(tw, "group\t%9s\t%9s\t%9s\t%9s\n", "recall@10", "nDCG@10", "BM25 r@10", "BM25 nDCG")
+	}
+	for _, g := range groups {
+		m := rep.Breakdown[g]
+		name := g
+		if name == "" {
+			name = "(none)"
+		}
+		if rep.Baseline == nil {
+			fmt.Fprintf(tw, "%s\t%9.3f\t%9.3f\n", name, m.Recall10, m.NDCG10)
+			continue
+		}
+		b := rep.Baseline.Breakdown[g]
+		fmt.Fprintf(tw, "%s\t%9.3f\t%9.3f\t%9.3f\t%9.3f\n", name, m.Recall10, m.NDCG10, b.Recall10, b.NDCG10)
 	}
 	tw.Flush()
 }

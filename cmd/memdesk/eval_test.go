@@ -39,6 +39,92 @@ func TestParseLegs(t *testing.T) {
 	}
 }
 
+// writeTinyBEIR writes a three-query benchmark (one unrelated query) with a question-type
+// side file to a new directory.
+func writeTinyBEIR(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("corpus.jsonl", `{"id":"d1","text":"老王喜欢简约风格的家具"}
+{"id":"d2","text":"CI uses Python 3.12 on every pull request"}
+{"id":"d3","text":"The staging cluster runs in Frankfurt"}
+`)
+	write("queries.jsonl", `{"id":"q1","text":"老王喜欢什么风格"}
+{"id":"q2","text":"which python version does CI use"}
+{"id":"q3","text":"submarine volcano eruption"}
+`)
+	write("qrels.jsonl", `{"query_id":"q1","doc_id":"d1","relevance":1}
+{"query_id":"q2","doc_id":"d2","relevance":1}
+`)
+	write("queries_meta.jsonl", `{"id":"q1","kind":"zh"}
+{"id":"q2","kind":"en"}
+{"id":"q3","kind":"en"}
+`)
+	return dir
+}
+
+// TestEvalPerQueryAndBreakdown: --per-query writes one line per query with its hits, which
+// hits are relevant and why they came back; --breakdown groups the metrics by a side field.
+func TestEvalPerQueryAndBreakdown(t *testing.T) {
+	dir := writeTinyBEIR(t)
+	trace := filepath.Join(t.TempDir(), "q.jsonl")
+	var out, errOut bytes.Buffer
+	env := map[string]string{"MEMDESK_CONFIG": filepath.Join(t.TempDir(), "config.toml")}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code := run(context.Background(), []string{"--json", "eval", "--beir", dir, "--legs", "fts",
+		"--breakdown", "kind", "--per-query", trace}, streams{in: strings.NewReader(""), out: &out, err: &errOut}, lookup)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr: %s", code, errOut.String())
+	}
+	var rep struct {
+		Breakdown map[string]struct {
+			Recall10 float64  `json:"recall@10"`
+			Empty    *float64 `json:"empty_rate_unrelated"`
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out.String())
+	}
+	if rep.Breakdown["zh"].Recall10 != 1 || rep.Breakdown["en"].Recall10 != 1 {
+		t.Errorf("breakdown = %+v; want recall@10 1 for zh and en", rep.Breakdown)
+	}
+	if e := rep.Breakdown["en"].Empty; e == nil || *e != 1 {
+		t.Errorf("breakdown en empty rate = %v, want 1 (q3 is unrelated and empty)", e)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("per-query file has %d lines, want 3:\n%s", len(lines), b)
+	}
+	var first struct {
+		ID   string
+		Hits []struct {
+			Docs     []string
+			Relevant bool
+			Why      string
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.ID != "q1" || len(first.Hits) == 0 || !cmp.Equal(first.Hits[0].Docs, []string{"d1"}) ||
+		!first.Hits[0].Relevant || first.Hits[0].Why == "" {
+		t.Errorf("first per-query line = %+v; want q1 with d1 first, relevant, with a why", first)
+	}
+	code = run(context.Background(), []string{"eval", "--beir", dir, "--breakdown", "nosuchfield"},
+		streams{in: strings.NewReader(""), out: &out, err: &errOut}, lookup)
+	if code != 2 {
+		t.Errorf("--breakdown over a field no query has: exit %d, want 2 (usage)", code)
+	}
+}
+
 // TestEvalBEIRLexicalOnly runs `memdesk --json eval --beir DIR --legs fts --baseline` on a
 // tiny benchmark written here and checks the report the README's table comes from.
 func TestEvalBEIRLexicalOnly(t *testing.T) {

@@ -295,3 +295,42 @@ func clipJSON(b []byte) string {
 	}
 	return string(b)
 }
+
+// QueriesMetaFile is a benchmark's optional side file of per-query fields (question type,
+// category, answer), one JSON object with an "id" per line.
+const QueriesMetaFile = "queries_meta.jsonl"
+
+// LoadQueryGroups reads field of every line of dir's queries_meta.jsonl: query id -> the
+// field's value as text (a string as it is, anything else as its JSON). A line without the
+// field is left out. It is an error for the file to be missing or for no line to have the
+// field: a breakdown over nothing is a typo.
+func LoadQueryGroups(dir, field string) (map[string]string, error) {
+	groups := map[string]string{}
+	err := readJSONL(filepath.Join(dir, QueriesMetaFile), func(line []byte) error {
+		var raw map[string]json.RawMessage
+		if err := decodeLine(line, &raw); err != nil {
+			return err
+		}
+		var qid id
+		if b, ok := raw["id"]; !ok || json.Unmarshal(b, &qid) != nil || !qid.set {
+			return fmt.Errorf("%w: \"id\"", ErrMissingField)
+		}
+		v, ok := raw[field]
+		if !ok {
+			return nil
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(bytes.TrimSpace(v))
+		}
+		groups[qid.value] = s
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%w: no line of %s has the field %q", ErrMissingField, QueriesMetaFile, field)
+	}
+	return groups, nil
+}

@@ -236,3 +236,30 @@ func TestScanJSONLTooLong(t *testing.T) {
 		t.Errorf("scanJSONL error = %#v, want a *LineError for line 2", err)
 	}
 }
+
+func TestLoadQueryGroups(t *testing.T) {
+	dir := t.TempDir()
+	meta := `{"id": "q1", "question_type": "multi-session", "n": 3}
+{"id": 7, "question_type": "temporal"}
+{"id": "q3"}
+`
+	if err := os.WriteFile(filepath.Join(dir, QueriesMetaFile), []byte(meta), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadQueryGroups(dir, "question_type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"q1": "multi-session", "7": "temporal"}, got); diff != "" {
+		t.Errorf("groups mismatch (-want +got):\n%s", diff)
+	}
+	if got, err := LoadQueryGroups(dir, "n"); err != nil || got["q1"] != "3" {
+		t.Errorf("numeric field: got %v, %v; want q1 -> 3", got, err)
+	}
+	if _, err := LoadQueryGroups(dir, "categroy"); !errors.Is(err, ErrMissingField) {
+		t.Errorf("a field no line has: err = %v, want ErrMissingField", err)
+	}
+	if _, err := LoadQueryGroups(t.TempDir(), "question_type"); err == nil {
+		t.Error("no queries_meta.jsonl: want an error")
+	}
+}

@@ -191,3 +191,13 @@ func Percentiles(samples []time.Duration) Latency {
 	}
 	return Latency{P50: at(50), P95: at(95), P99: at(99)}
 }
+
+// sorted returns the relevant ids in order, for reports.
+func (r Relevance) sorted() []string {
+	out := make([]string, 0, len(r))
+	for id := range r {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -36,10 +36,12 @@ type Metrics struct {
 	EmptyRateUnrelated *float64 `json:"empty_rate_unrelated"`
 }
 
-// Arm is one retriever's result over a dataset.
+// Arm is one retriever's result over a dataset. Breakdown, when the run was given groups,
+// holds the same metrics per group (a question type, a category), keyed by group value.
 type Arm struct {
-	Metrics Metrics `json:"metrics"`
-	Latency Latency `json:"latency_ms"`
+	Metrics   Metrics            `json:"metrics"`
+	Latency   Latency            `json:"latency_ms"`
+	Breakdown map[string]Metrics `json:"breakdown,omitempty"`
 }
 
 // Report is the outcome of a benchmark run: the memdesk arm's figures at the top level and,
@@ -83,6 +85,24 @@ type RunOptions struct {
 	// K is how many documents each query asks for; the @10 metrics see at most K. Default 10.
 	K        int
 	Progress Progress
+	// Groups maps a query id to its group (queries_meta.jsonl's question type, say); the arm
+	// then reports its metrics per group too. Queries without a group are grouped as "".
+	Groups map[string]string
+	// Observe, when set, is told each query's outcome as soon as it is judged (a failure
+	// analysis writes them out); returning an error stops the run.
+	Observe func(QueryOutcome) error
+}
+
+// QueryOutcome is one query's answer and how it scored.
+type QueryOutcome struct {
+	ID       string   `json:"id"`
+	Text     string   `json:"text"`
+	Group    string   `json:"group,omitempty"`
+	Relevant []string `json:"relevant"`
+	Ranked   []string `json:"ranked"`
+	Recall10 float64  `json:"recall@10"`
+	NDCG10   float64  `json:"ndcg@10"`
+	Millis   float64  `json:"ms"`
 }
 
 // Run asks r every query of ds, one at a time so latencies are not skewed by each other, and
@@ -92,19 +112,17 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, opts RunOptions) (Arm, e
 	if k <= 0 {
 		k = 10
 	}
-	var (
-		sum       Metrics
-		top3      Top3
-		empty     PassCount
-		latencies = make([]time.Duration, 0, len(ds.Queries))
-	)
+	all := newMetricsSum()
+	groups := map[string]*metricsSum{}
+	latencies := make([]time.Duration, 0, len(ds.Queries))
 	for i, q := range ds.Queries {
 		if err := ctx.Err(); err != nil {
 			return Arm{}, err
 		}
 		start := time.Now()
 		ranked, err := r.Retrieve(ctx, q, k)
-		latencies = append(latencies, time.Since(start))
+		took := time.Since(start)
+		latencies = append(latencies, took)
 		if err != nil {
 			return Arm{}, fmt.Errorf("query %q: %w", q.ID, err)
 		}
@@ -112,15 +130,23 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, opts RunOptions) (Arm, e
 			ranked = ranked[:k]
 		}
 		rel := ds.Relevant[q.ID]
-		if len(rel) == 0 {
-			empty.Add(len(ranked) == 0)
-		} else {
-			sum.Recall1 += Recall(ranked, rel, 1)
-			sum.Recall5 += Recall(ranked, rel, 5)
-			sum.Recall10 += Recall(ranked, rel, 10)
-			sum.NDCG10 += NDCG(ranked, rel, 10)
-			sum.MRR10 += ReciprocalRank(ranked, rel, 10)
-			top3.Add(RelevantInTop3(ranked, rel))
+		all.add(ranked, rel)
+		if opts.Groups != nil {
+			g := opts.Groups[q.ID]
+			if groups[g] == nil {
+				groups[g] = newMetricsSum()
+			}
+			groups[g].add(ranked, rel)
+		}
+		if opts.Observe != nil {
+			out := QueryOutcome{ID: q.ID, Text: q.Text, Group: opts.Groups[q.ID], Ranked: ranked,
+				Relevant: rel.sorted(), Millis: float64(took.Microseconds()) / 1000}
+			if len(rel) > 0 {
+				out.Recall10, out.NDCG10 = Recall(ranked, rel, 10), NDCG(ranked, rel, 10)
+			}
+			if err := opts.Observe(out); err != nil {
+				return Arm{}, err
+			}
 		}
 		if opts.Progress != nil {
 			if err := opts.Progress(i+1, len(ds.Queries)); err != nil {
@@ -128,16 +154,51 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, opts RunOptions) (Arm, e
 			}
 		}
 	}
-	m := Metrics{Top3HitRate: top3.HitRate()}
-	if n := float64(top3.Queries); n > 0 {
-		m.Recall1, m.Recall5, m.Recall10 = sum.Recall1/n, sum.Recall5/n, sum.Recall10/n
-		m.NDCG10, m.MRR10 = sum.NDCG10/n, sum.MRR10/n
+	arm := Arm{Metrics: all.metrics(), Latency: Percentiles(latencies)}
+	if opts.Groups != nil {
+		arm.Breakdown = make(map[string]Metrics, len(groups))
+		for g, sum := range groups {
+			arm.Breakdown[g] = sum.metrics()
+		}
 	}
-	if empty.Checked > 0 {
-		rate := empty.Rate()
-		m.EmptyRateUnrelated = &rate
+	return arm, nil
+}
+
+// metricsSum accumulates the ranking metrics of some queries.
+type metricsSum struct {
+	sum   Metrics
+	top3  Top3
+	empty PassCount
+}
+
+func newMetricsSum() *metricsSum { return &metricsSum{} }
+
+func (m *metricsSum) add(ranked []string, rel Relevance) {
+	if len(rel) == 0 {
+		m.empty.Add(len(ranked) == 0)
+		return
 	}
-	return Arm{Metrics: m, Latency: Percentiles(latencies)}, nil
+	m.sum.Recall1 += Recall(ranked, rel, 1)
+	m.sum.Recall5 += Recall(ranked, rel, 5)
+	m.sum.Recall10 += Recall(ranked, rel, 10)
+	m.sum.NDCG10 += NDCG(ranked, rel, 10)
+	m.sum.MRR10 += ReciprocalRank(ranked, rel, 10)
+	m.top3.Add(RelevantInTop3(ranked, rel))
+}
+
+// metrics are the means: ranking metrics over the queries with a relevant document, the
+// empty rate over the others (null when there were none).
+func (m *metricsSum) metrics() Metrics {
+	out := Metrics{Top3HitRate: m.top3.HitRate()}
+	if n := float64(m.top3.Queries); n > 0 {
+		out.Recall1, out.Recall5, out.Recall10 = m.sum.Recall1/n, m.sum.Recall5/n, m.sum.Recall10/n
+		out.NDCG10, out.MRR10 = m.sum.NDCG10/n, m.sum.MRR10/n
+	}
+	if m.empty.Checked > 0 {
+		rate := m.empty.Rate()
+		out.EmptyRateUnrelated = &rate
+	}
+	return out
 }
 
 // LimitQueries keeps the first n queries of ds (all when n <= 0), for quick runs.

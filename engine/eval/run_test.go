@@ -159,3 +159,49 @@ func TestReportJSONKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestRunBreakdownAndObserve(t *testing.T) {
+	r := fixed(map[string][]string{
+		"q1": {"a"},      // found
+		"q2": {"b", "x"}, // half found
+		"q3": {"x"},      // missed
+		"u1": {},         // unrelated, empty
+		"u2": {"x"},      // unrelated, answered
+	})
+	groups := map[string]string{"q1": "easy", "q2": "hard", "q3": "hard", "u1": "none"}
+	var seen []QueryOutcome
+	arm, err := Run(context.Background(), tinyDataset(), r, RunOptions{Groups: groups, Observe: func(o QueryOutcome) error {
+		o.Millis = 0 // timing is not what is tested
+		seen = append(seen, o)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := arm.Breakdown["easy"].Recall10; got != 1 {
+		t.Errorf("breakdown easy recall@10 = %v, want 1", got)
+	}
+	if got := arm.Breakdown["hard"].Recall10; got != 0.25 {
+		t.Errorf("breakdown hard recall@10 = %v, want 0.25 (q2 1/2, q3 0)", got)
+	}
+	if e := arm.Breakdown["none"].EmptyRateUnrelated; e == nil || *e != 1 {
+		t.Errorf("breakdown none empty rate = %v, want 1", e)
+	}
+	if e := arm.Breakdown[""].EmptyRateUnrelated; e == nil || *e != 0 {
+		t.Errorf("breakdown of ungrouped queries: empty rate = %v, want 0 (u2 answered)", e)
+	}
+	want := []QueryOutcome{
+		{ID: "q1", Group: "easy", Relevant: []string{"a"}, Ranked: []string{"a"}, Recall10: 1, NDCG10: 1},
+		{ID: "q2", Group: "hard", Relevant: []string{"b", "c"}, Ranked: []string{"b", "x"}, Recall10: 0.5, NDCG10: 1 / (1 + 1/1.584962500721156)},
+		{ID: "q3", Group: "hard", Relevant: []string{"z"}, Ranked: []string{"x"}},
+		{ID: "u1", Group: "none", Relevant: []string{}, Ranked: []string{}},
+		{ID: "u2", Relevant: []string{}, Ranked: []string{"x"}},
+	}
+	if diff := cmp.Diff(want, seen, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("observed outcomes mismatch (-want +got):\n%s", diff)
+	}
+	stop := errors.New("stop")
+	if _, err := Run(context.Background(), tinyDataset(), r, RunOptions{Observe: func(QueryOutcome) error { return stop }}); !errors.Is(err, stop) {
+		t.Errorf("Run with a failing Observe = %v, want the observer's error", err)
+	}
+}

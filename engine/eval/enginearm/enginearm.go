@@ -62,6 +62,9 @@ type Retriever struct {
 	factDocs map[int64][]string
 	// fileDocs maps an imported file's base name to its document (knowledge mode).
 	fileDocs map[string]string
+	// Trace, when set, is given every recall's whole result with the benchmark document ids
+	// of its hits (docIDs[i] belongs to res.Hits[i]): what a failure analysis reads.
+	Trace func(q eval.Query, res engine.RecallResult, docIDs [][]string)
 }
 
 // Load stores docs in e, which should be a fresh database, and returns a Retriever over them.
@@ -219,17 +222,24 @@ func (r *Retriever) Retrieve(ctx context.Context, q eval.Query, k int) ([]string
 			out = append(out, id)
 		}
 	}
+	var traced [][]string
 	for _, h := range res.Hits {
+		var ids []string
 		switch {
 		case h.Doc != nil:
 			if id, ok := r.fileDocs[filepath.Base(h.Doc.Path)]; ok {
-				add(id)
+				ids = []string{id}
 			}
 		default:
-			for _, id := range r.factDocs[h.ID] {
-				add(id)
-			}
+			ids = r.factDocs[h.ID]
 		}
+		for _, id := range ids {
+			add(id)
+		}
+		traced = append(traced, ids)
+	}
+	if r.Trace != nil {
+		r.Trace(q, res, traced)
 	}
 	return out, nil
 }
