@@ -3,8 +3,10 @@
 // server all hold an *Engine and exchange the plain request and result structs defined here,
 // so every surface behaves the same way.
 //
-// Retrieval is built from legs (lexical now; entity and semantic later), each producing raw
-// scores with a reason, fused per query. Pure pieces live in sub-packages (query, ingest).
+// Recall orchestrates: it reads the query once (a plan), gathers candidates and their raw
+// evidence through three legs (lexical over the two full-text indexes, entity over extracted
+// entities, semantic over embeddings), and hands them to package rank, the one place that
+// applies floors, fuses and orders. Pure pieces live in sub-packages (query, rank, ingest).
 package engine
 
 import (
@@ -19,6 +21,7 @@ import (
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/ingest"
 	"github.com/memdesk/memdesk/engine/query"
+	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -32,18 +35,18 @@ var (
 	ErrBadRequest = errors.New("bad request")
 )
 
-// Weights scale each leg's head-normalized score in fusion.
-type Weights struct {
-	FTS      float64
-	Entity   float64
-	Semantic float64
-}
+// Weights scale each leg's score in fusion (see package rank).
+type Weights = rank.Weights
 
 // LexicalMix weighs the two full-text indexes inside the lexical leg.
-type LexicalMix struct {
-	Trigram float64 // substrings: identifiers, CJK 3-grams, 1-2 character fallbacks
-	Words   float64 // CJK bigrams and stemmed Latin words
-}
+type LexicalMix = rank.LexicalMix
+
+// Floors are the absolute per-leg bars a candidate must reach on its raw score; 0 disables
+// one (see package rank).
+type Floors = rank.Floors
+
+// DefaultFloors are the strict floors recall applies when Options.Floors is nil.
+func DefaultFloors() Floors { return rank.DefaultFloors() }
 
 // Options configure an Engine. The zero value works: defaults fill what is unset.
 type Options struct {

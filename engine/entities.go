@@ -4,22 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
 
-// Entity-leg constants (see doc/retrieval.md for why).
+// Entity-leg constants; how the leg scores and which entities anchor a query live in
+// package rank (entity.go).
 const (
-	// anchorRate and anchorMin bound how common an entity may be and still anchor a query:
-	// df <= max(anchorMin, ceil(anchorRate*N)). Rarer means more discriminating; a small
-	// corpus is forgiven.
-	anchorRate = 0.2
-	anchorMin  = 4
-	// entityUnionCap saturates how much a fact's other entities can dilute its score, so a
-	// wide fact that names a rare query entity stays reachable.
-	entityUnionCap = 3
 	// entityCandidateLimit bounds the owners one anchor lookup returns per source.
 	entityCandidateLimit = 500
 	// DefaultSweepBudget is how many rows one entity sweep pass re-extracts.
@@ -51,68 +44,26 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
 }
 
-// anchoredJaccard scores a candidate that carries shared of the query's anchors among its
-// total entities: the shared anchors over the query's full entity count w plus, saturated at
-// entityUnionCap, the candidate's entities that are not anchors. For a narrow fact it equals
-// plain Jaccard; for a wide one the cap keeps a rare shared entity worth something. 0
-// without overlap; always in [0, 1].
-func anchoredJaccard(shared, total, w int) float64 {
-	if shared <= 0 || w <= 0 {
-		return 0
-	}
-	rest := min(max(total-shared, 0), entityUnionCap)
-	return min(float64(shared)/float64(w+rest), 1)
-}
-
-// anchorCeiling is the largest document frequency an anchor may have among n owners.
-func anchorCeiling(n int) int {
-	return max(anchorMin, int(math.Ceil(anchorRate*float64(n))))
-}
-
-// entityHit is one candidate of the entity leg.
-type entityHit struct {
-	score  float64
-	shared int // anchors the candidate carries
-	w      int // the query's entity count
-}
-
-// passes applies the entity floor: the Jaccard bar and, like the FTS floor's two distinct
-// terms, two shared anchors when the query names two or more entities (one under the loose
-// profile). A single shared word of a two-entity query ("port" of "redis port") scores
-// exactly 1/(2+rest) and would otherwise ride in on the Jaccard bar alone.
-func (h entityHit) passes(f floorProfile) bool {
-	need := min(2, h.w)
-	if f.MinFTSTerms == 0 {
-		need = 1
-	}
-	return h.score >= f.MinJaccard && h.shared >= need
-}
-
-// entityLeg finds candidates through the query's anchors: an index lookup, never a scan.
+// entityLeg finds candidates through the query's anchors: one lookup of the anchors' postings.
 // n is the number of active owners of kind in space.
-func (e *Engine) entityLeg(ctx context.Context, kind, space string, n int, queryEntities []string) (map[candidateKey]entityHit, []string, error) {
+func (e *Engine) entityLeg(ctx context.Context, kind, space string, n int, queryEntities []string) (map[rank.Key]rank.EntityEvidence, []string, error) {
 	if len(queryEntities) == 0 {
 		return nil, nil, nil
 	}
-	ceiling := anchorCeiling(n)
-	df, err := e.st.EntityDF(ctx, kind, space, queryEntities, ceiling)
+	df, err := e.st.EntityDF(ctx, kind, space, queryEntities, rank.AnchorCeiling(n))
 	if err != nil {
 		return nil, nil, err
 	}
-	var anchors []string
-	for _, name := range queryEntities {
-		if df := df[name]; df >= 1 && df <= ceiling {
-			anchors = append(anchors, name)
-		}
-	}
+	anchors := rank.Anchors(queryEntities, df, n)
 	matches, err := e.st.EntityMatches(ctx, kind, space, anchors, entityCandidateLimit)
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make(map[candidateKey]entityHit, len(matches))
+	out := make(map[rank.Key]rank.EntityEvidence, len(matches))
+	w := len(queryEntities)
 	for id, m := range matches {
-		if score := anchoredJaccard(m.Shared, m.Total, len(queryEntities)); score > 0 {
-			out[candidateKey{kind: kind, id: id}] = entityHit{score: score, shared: m.Shared, w: len(queryEntities)}
+		if score := rank.AnchoredJaccard(m.Shared, m.Total, w); score > 0 {
+			out[rank.Key{Kind: kind, ID: id}] = rank.EntityEvidence{Score: score, Shared: m.Shared, W: w}
 		}
 	}
 	return out, anchors, nil

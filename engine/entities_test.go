@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -31,41 +30,6 @@ func openEntityEngine(t *testing.T) *Engine {
 	}
 	t.Cleanup(func() { e.Close() })
 	return e
-}
-
-func TestAnchoredJaccard(t *testing.T) {
-	// plain is |Q∩F| / |Q∪F| for sets given by sizes.
-	plain := func(q, f, inter int) float64 { return float64(inter) / float64(q+f-inter) }
-	tests := []struct {
-		name             string
-		shared, total, w int
-		want             float64
-	}{
-		{"narrow fact equals plain Jaccard", 1, 2, 2, plain(2, 2, 1)},
-		{"narrow fact, full overlap", 2, 2, 2, 1},
-		{"narrow fact at the cap still plain", 1, 4, 3, plain(3, 4, 1)},
-		{"wide fact with a rare query entity stays reachable", 1, 20, 1, 1.0 / (1 + entityUnionCap)},
-		{"generic query entities count in W only", 1, 2, 2, 1.0 / 3},
-		{"no overlap", 0, 5, 2, 0},
-		{"no query entities", 1, 1, 0, 0},
-		{"inconsistent counts stay in range", 3, 1, 1, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := anchoredJaccard(tc.shared, tc.total, tc.w)
-			if got != tc.want || math.IsNaN(got) || got < 0 || got > 1 {
-				t.Errorf("anchoredJaccard(%d, %d, %d) = %v, want %v", tc.shared, tc.total, tc.w, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestAnchorCeiling(t *testing.T) {
-	for _, tc := range []struct{ n, want int }{{0, 4}, {5, 4}, {20, 4}, {21, 5}, {100, 20}, {100_000, 20_000}} {
-		if got := anchorCeiling(tc.n); got != tc.want {
-			t.Errorf("anchorCeiling(%d) = %d, want %d", tc.n, got, tc.want)
-		}
-	}
 }
 
 func TestEntityLegRescuesRephrasedQuestion(t *testing.T) {

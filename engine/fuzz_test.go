@@ -103,39 +103,3 @@ func FuzzRecall(f *testing.F) {
 		}
 	})
 }
-
-// FuzzGradeQuery: any query grades into distinct, valid terms whose bars stay within what
-// the terms can reach, and a text matches only terms the query graded.
-func FuzzGradeQuery(f *testing.F) {
-	for _, s := range []string{"老王喜欢简约风格", "python version", "IBP in bacteria", "周三", "老张的电话是多少", "Kafka 集群有几个分区", "\xff", ""} {
-		f.Add(s, "老王喜欢简约的风格 and Python 3.12")
-	}
-	strict := DefaultFloors().strict()
-	loose := DefaultFloors().loose()
-	f.Fuzz(func(t *testing.T, q, text string) {
-		g := gradeQuery(q)
-		if len(g.terms) != len(g.shown) {
-			t.Fatalf("gradeQuery(%q): %d terms but %d shown", q, len(g.terms), len(g.shown))
-		}
-		seen := map[string]bool{}
-		for _, term := range g.terms {
-			if term == "" || !utf8.ValidString(term) || seen[term] {
-				t.Fatalf("gradeQuery(%q) term %q empty, invalid or repeated", q, term)
-			}
-			seen[term] = true
-		}
-		s, l := g.barFor(strict), g.barFor(loose)
-		if s > len(g.terms) || l > len(g.terms) || s < 0 || (len(g.terms) > 0 && l < 1) {
-			t.Fatalf("gradeQuery(%q): bars strict %d loose %d for %d terms", q, s, l, len(g.terms))
-		}
-		shown := map[string]bool{}
-		for _, sh := range g.shown {
-			shown[sh] = true
-		}
-		for _, m := range g.matched(strings.ToLower(text)) {
-			if !shown[m] {
-				t.Fatalf("matched %q is not a graded term of %q", m, q)
-			}
-		}
-	})
-}

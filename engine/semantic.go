@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -282,23 +283,29 @@ func (s *spaceIndex) spaceNoise() float64 {
 	return min(max(cos[max(rank, 0)], 0), 1)
 }
 
+// vectorHit is one vector search result.
+type vectorHit struct {
+	id  int64
+	cos float64
+}
+
 // search returns up to limit ids whose cosine with the unit vector q is at least minCosine,
 // best first (ties by id).
-func (s *spaceIndex) search(q []float32, minCosine float64, limit int) []legScore {
+func (s *spaceIndex) search(q []float32, minCosine float64, limit int) []vectorHit {
 	if len(q) != s.dims || s.dims == 0 {
 		return nil
 	}
-	var out []legScore
+	var out []vectorHit
 	for i, id := range s.ids {
 		if cos := float64(dot(s.flat[i*s.dims:(i+1)*s.dims], q)); cos >= minCosine && cos > 0 {
-			out = append(out, legScore{key: candidateKey{id: id}, raw: min(cos, 1)})
+			out = append(out, vectorHit{id: id, cos: min(cos, 1)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].raw != out[j].raw {
-			return out[i].raw > out[j].raw
+		if out[i].cos != out[j].cos {
+			return out[i].cos > out[j].cos
 		}
-		return out[i].key.id < out[j].key.id
+		return out[i].id < out[j].id
 	})
 	if len(out) > limit {
 		out = out[:limit]
@@ -483,15 +490,6 @@ func unitCopy(v []float32) ([]float32, bool) {
 	return u, normalizeVector(u)
 }
 
-// semanticFloor is the semantic floor a profile applies in a space whose noise floor is
-// noise: the configured floor, raised to the noise floor; 0 (off) stays off.
-func semanticFloor(configured, noise float64) float64 {
-	if configured <= 0 {
-		return 0
-	}
-	return max(configured, noise)
-}
-
 // noteEmbedTime remembers whether the model missed the query's bound: late starts (or
 // extends) the slow window, on time ends it. A caller that gave up first says nothing.
 func (e *Engine) noteEmbedTime(ctx context.Context, late bool) {
@@ -552,7 +550,7 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 // semanticLeg returns the candidates of kind in space whose cosine with the query vector
 // clears the loosest semantic floor (rank applies the profile's own floor), and the noise
 // floor of the space: the larger of the model's (noise) and the space's own.
-func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float32, fp string, noise float64) (map[candidateKey]float64, float64, error) {
+func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float32, fp string, noise float64) (map[rank.Key]float64, float64, error) {
 	if q == nil {
 		return nil, 0, nil
 	}
@@ -561,11 +559,9 @@ func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float3
 		return nil, 0, err
 	}
 	noise = max(noise, idx.noise)
-	floor := min(semanticFloor(e.opts.Floors.strict().MinSemanticSimilarity, noise),
-		semanticFloor(e.opts.Floors.loose().MinSemanticSimilarity, noise))
-	out := map[candidateKey]float64{}
-	for _, s := range idx.search(q, floor, candidateLimit) {
-		out[candidateKey{kind: kind, id: s.key.id}] = s.raw
+	out := map[rank.Key]float64{}
+	for _, s := range idx.search(q, rank.LoosestSemanticFloor(*e.opts.Floors, noise), candidateLimit) {
+		out[rank.Key{Kind: kind, ID: s.id}] = s.cos
 	}
 	return out, noise, nil
 }

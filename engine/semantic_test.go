@@ -334,8 +334,8 @@ func TestSemanticLegNeverReordersOtherLegs(t *testing.T) {
 func TestSpaceIndexSearch(t *testing.T) {
 	idx := &spaceIndex{dims: 2, ids: []int64{1, 2, 3}, flat: []float32{1, 0, 0, 1, float32(math.Sqrt2) / 2, float32(math.Sqrt2) / 2}}
 	got := idx.search([]float32{1, 0}, 0.5, 10)
-	want := []legScore{{key: candidateKey{id: 1}, raw: 1}, {key: candidateKey{id: 3}, raw: float64(float32(math.Sqrt2) / 2)}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(legScore{}, candidateKey{})); diff != "" {
+	want := []vectorHit{{id: 1, cos: 1}, {id: 3, cos: float64(float32(math.Sqrt2) / 2)}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(vectorHit{})); diff != "" {
 		t.Errorf("search (-want +got):\n%s", diff)
 	}
 	if got := idx.search([]float32{1, 0, 0}, 0, 10); got != nil {

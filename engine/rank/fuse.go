@@ -1,0 +1,113 @@
+package rank
+
+import "sort"
+
+// headNormalize divides each raw score by the list's best in this query, so a relative
+// score's head is 1.0 whatever its scale. Non-positive and non-finite scores are dropped:
+// they are no evidence.
+func headNormalize(scores []Score) map[Key]float64 {
+	var head float64
+	for _, s := range scores {
+		if s.Raw > head && s.Raw < inf {
+			head = s.Raw
+		}
+	}
+	out := make(map[Key]float64, len(scores))
+	if head <= 0 {
+		return out
+	}
+	for _, s := range scores {
+		if s.Raw > 0 && s.Raw < inf {
+			out[s.Key] = max(out[s.Key], s.Raw/head)
+		}
+	}
+	return out
+}
+
+const inf = 1e308
+
+// fused is a candidate's combined score. Uncorroborated candidates were found only by
+// supporting legs; they rank after every corroborated one.
+type fused struct {
+	key            Key
+	score          float64
+	uncorroborated bool
+}
+
+// fusedLeg is one leg's scores with its weight. Absolute legs (scores already on a fixed
+// [0, 1] scale, like the entity leg's Jaccard) enter as they are; relative ones (bm25) are
+// divided by their best score in this query first.
+type fusedLeg struct {
+	scores   []Score
+	weight   float64
+	absolute bool
+	// supporting legs only add answers: their finds that no primary leg found come after
+	// every primary find, and they leave the primary legs' order alone (the semantic leg: a
+	// weak model can add answers but never push a lexical or entity answer down).
+	supporting bool
+}
+
+// fuse adds each leg's (normalized) scores times the leg's weight. The fused number is only
+// comparable within one query: never threshold on it. The order is left to order.
+func fuse(legs []fusedLeg) []fused {
+	total := map[Key]float64{}
+	corroborated := map[Key]bool{}
+	add := func(leg fusedLeg, key Key, v float64) {
+		if leg.supporting && corroborated[key] {
+			return
+		}
+		total[key] += leg.weight * v
+		if !leg.supporting && leg.weight*v > 0 {
+			corroborated[key] = true
+		}
+	}
+	// Primary legs first, so a supporting leg knows what they found.
+	for _, supporting := range []bool{false, true} {
+		for _, leg := range legs {
+			if leg.supporting != supporting {
+				continue
+			}
+			if leg.absolute {
+				for _, s := range leg.scores {
+					if s.Raw > 0 && s.Raw <= 1 {
+						add(leg, s.Key, s.Raw)
+					}
+				}
+				continue
+			}
+			for key, norm := range headNormalize(leg.scores) {
+				add(leg, key, norm)
+			}
+		}
+	}
+	out := make([]fused, 0, len(total))
+	for key, score := range total {
+		if score > 0 {
+			out = append(out, fused{key: key, score: score, uncorroborated: !corroborated[key]})
+		}
+	}
+	return out
+}
+
+// order sorts hits once, for every source together: corroborated before semantic-only, then
+// by score, then memories before knowledge, then the shorter text (with the same evidence,
+// the text that says less else is the closer match), then id: a total order, so equal
+// scores always come out the same way.
+func order(hits []Hit) {
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.SemanticOnly != b.SemanticOnly {
+			return !a.SemanticOnly
+		}
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Key.Kind != b.Key.Kind {
+			return a.Key.Kind == KindFact
+		}
+		if a.textLen != b.textLen {
+			return a.textLen < b.textLen
+		}
+		return a.Key.ID < b.Key.ID
+	})
+}
