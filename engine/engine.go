@@ -18,9 +18,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memdesk/memdesk/engine/analysis"
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/ingest"
-	"github.com/memdesk/memdesk/engine/query"
+	"github.com/memdesk/memdesk/engine/lexicon"
 	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
@@ -108,6 +109,7 @@ type Engine struct {
 	ents     atomic.Pointer[entity.Extractor] // nil until loaded
 	sweeping atomic.Bool                      // an entity sweep pass is running
 	vectors  vectorIndex                      // the semantic leg's in-memory index
+	lex      *lexicon.Index                   // the lexical leg's in-memory copy of the word index
 	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
 	// last one was on time. See slowEmbedTimeout.
 	slowModel atomic.Int64
@@ -115,17 +117,23 @@ type Engine struct {
 
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
-	st, err := store.Open(ctx, path, store.Options{Words: query.IndexWords, WordsVersion: query.WordsVersion})
+	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length, WordsVersion: analysis.Version})
 	if err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	e := &Engine{st: st, opts: opts, log: opts.Logger}
+	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st)}
 	if opts.Entities != nil {
 		e.ents.Store(opts.Entities)
 	}
 	e.admin = e.adminActions()
 	return e, nil
+}
+
+// indexWords is a text as the word index stores it: its analysis terms.
+func indexWords(text string) string {
+	words, _ := analysis.IndexText(text)
+	return words
 }
 
 // Close releases the database.

@@ -199,12 +199,12 @@ func (e *Engine) nearDupProbe(ctx context.Context, space string, terms []string)
 	return present[:n], nil
 }
 
-// stemmedSet is the set two texts are compared by: the word index's terms, Latin ones
-// stemmed, so "uses" and "use" agree.
+// stemmedSet is the set two texts are compared by: the word index's terms (Latin ones
+// stemmed by the analyzer, so "uses" and "use" agree).
 func stemmedSet(words []string) map[string]bool {
 	out := make(map[string]bool, len(words))
 	for _, t := range words {
-		out[query.Stem(t)] = true
+		out[t] = true
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdesk/memdesk/engine/lexicon"
 	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/engine/rewrite"
@@ -154,9 +155,11 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	if err := e.readAnchors(ctx, hits, gathered); err != nil {
 		return RecallResult{}, err
 	}
-	for _, h := range hits {
-		res.Hits = append(res.Hits, e.hit(h, gathered))
+	shown, err := e.hits(ctx, hits)
+	if err != nil {
+		return RecallResult{}, err
 	}
+	res.Hits = append(res.Hits, shown...)
 	return res, nil
 }
 
@@ -169,9 +172,12 @@ func (e *Engine) rankConfig() rank.Config {
 // the text; question words and filler are stripped for a second reading. Each reading is
 // graded on its own, and a candidate clears the term bar if it clears either.
 type queryPlan struct {
-	trigram   []string // trigram index terms
-	short     []string // substring terms, used when there is no trigram term
-	words     []string // word index terms (of the stripped reading when there is one)
+	trigram []string // trigram index terms (substrings)
+	// words are the word index terms the lexical leg scores (of the stripped reading when
+	// there is one); lexical are those and then the other readings' graded terms, which it
+	// only looks up, so every candidate says which graded terms it holds.
+	words     []string
+	lexical   []lexicon.Term
 	graded    []rank.Graded
 	when      *rank.Window
 	timeWords string
@@ -200,8 +206,7 @@ func planQuery(q string, now time.Time) queryPlan {
 		}
 		p.timeWords = strings.Join(words, ", ")
 	}
-	t := query.Parse(rest)
-	p.trigram, p.short = t.Trigram, t.Short
+	p.trigram = query.Parse(rest).Trigram
 	p.graded = []rank.Graded{rank.Grade(rest)}
 	p.words = query.WordTerms(rest)
 	p.entityText = rest
@@ -211,79 +216,72 @@ func planQuery(q string, now time.Time) queryPlan {
 		p.words = query.WordTerms(stripped)
 		p.entityText = stripped
 	}
+	seen := map[string]bool{}
+	add := func(term string, weight float64) {
+		if !seen[term] && len(p.lexical) < lexicon.MaxTerms {
+			seen[term] = true
+			p.lexical = append(p.lexical, lexicon.Term{Text: term, Weight: weight})
+		}
+	}
+	for _, w := range p.words {
+		add(w, 1)
+	}
+	for _, g := range p.graded {
+		for _, t := range g.Terms() {
+			add(t, 0)
+		}
+	}
 	return p
 }
 
 // empty reports a query with nothing left to match (only time words, or only punctuation).
 func (p queryPlan) empty() bool {
-	return len(p.trigram) == 0 && len(p.short) == 0 && len(p.words) == 0 && len(p.entities) == 0
+	return len(p.trigram) == 0 && len(p.words) == 0 && len(p.entities) == 0
 }
 
-// gathered is what the legs found in one source: the ranking stage's input, and the store's
-// rows behind it, from which the hits are made.
+// gathered is what the legs found in one source: the ranking stage's input.
 type gathered struct {
 	source  rank.Source
-	rows    map[rank.Key]store.Candidate
 	anchors []string // the query's anchors in this source
 }
 
 // gather runs the legs over one source and keeps every candidate with its raw evidence; the
 // ranking stage comes after, so its relaxed retry needs no second search.
 func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope) (*gathered, error) {
-	g := &gathered{source: rank.Source{Kind: kind, Candidates: map[rank.Key]rank.Candidate{}},
-		rows: map[rank.Key]store.Candidate{}}
-	keep := func(c store.Candidate) rank.Key {
-		key := rank.Key{Kind: c.Kind, ID: c.ID}
-		if _, ok := g.rows[key]; !ok {
-			g.rows[key] = c
-			g.source.Candidates[key] = rank.Candidate{Text: c.Text, CreatedAt: c.CreatedAt}
-		}
-		return key
+	g := &gathered{source: rank.Source{Kind: kind, Candidates: map[rank.Key]rank.Candidate{}}}
+	for _, t := range plan.lexical {
+		g.source.LexicalTerms = append(g.source.LexicalTerms, t.Text)
 	}
-	list := func(idx rank.Index, cands []store.Candidate, score func(store.Candidate) float64) {
-		l := rank.LexicalList{Index: idx, Scores: make([]rank.Score, 0, len(cands))}
-		for _, c := range cands {
-			l.Scores = append(l.Scores, rank.Score{Key: keep(c), Raw: score(c)})
-		}
-		g.source.Lexical = append(g.source.Lexical, l)
+	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: plan.lexical, Limit: candidateLimit})
+	if err != nil {
+		return nil, err
 	}
-	bm25 := func(c store.Candidate) float64 { return c.BM25 }
-
+	list := rank.LexicalList{Index: rank.Words, Scores: make([]rank.Score, 0, len(words.Matches))}
+	for _, m := range words.Matches {
+		key := rank.Key{Kind: kind, ID: m.ID}
+		g.source.Candidates[key] = rank.Candidate{CreatedAt: m.CreatedAt, TextLen: m.TextLen, Terms: m.Matched}
+		list.Scores = append(list.Scores, rank.Score{Key: key, Raw: m.Score})
+	}
 	if len(plan.trigram) > 0 {
 		cands, err := e.match(ctx, kind, store.IndexTrigram, plan.trigram, sc)
 		if err != nil {
 			return nil, err
 		}
-		list(rank.Trigram, cands, bm25)
-	} else if len(plan.short) > 0 {
-		cands, err := e.substring(ctx, kind, plan.short, sc)
-		if err != nil {
-			return nil, err
+		tri := rank.LexicalList{Index: rank.Trigram, Scores: make([]rank.Score, 0, len(cands))}
+		for _, c := range cands {
+			key := e.keep(g, c)
+			tri.Scores = append(tri.Scores, rank.Score{Key: key, Raw: c.BM25})
 		}
-		// More distinct terms first; among equals the shorter text is the closer match.
-		list(rank.Trigram, cands, func(c store.Candidate) float64 {
-			n := len(query.Matched(c.Text, plan.short))
-			if n == 0 {
-				return 0 // LIKE matched inside a word; a short Latin term must stand alone
-			}
-			return float64(n) + 1/float64(2+len([]rune(c.Text)))
-		})
+		g.source.Lexical = append(g.source.Lexical, tri)
 	}
-	if len(plan.words) > 0 {
-		cands, err := e.match(ctx, kind, store.IndexWords, plan.words, sc)
-		if err != nil {
-			return nil, err
-		}
-		list(rank.Words, cands, bm25)
-	}
+	g.source.Lexical = append(g.source.Lexical, list)
 
-	n, err := e.st.OwnerCount(ctx, kind, sc.Space)
-	if err != nil {
-		return nil, err
+	n := words.N
+	df := map[string]int{}
+	for i, t := range plan.lexical {
+		df[t.Text] = words.DF[i]
 	}
-	if g.source.Rare, err = e.rareTerms(ctx, kind, sc.Space, n, plan.graded); err != nil {
-		return nil, err
-	}
+	g.source.Rare = rank.RareTerms(df, n)
 	if g.source.Entity, g.anchors, err = e.entityLeg(ctx, kind, sc.Space, n, plan.entities); err != nil {
 		return nil, err
 	}
@@ -293,12 +291,12 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	}
 	var missing []int64
 	for key := range g.source.Entity {
-		if _, ok := g.rows[key]; !ok {
+		if _, ok := g.source.Candidates[key]; !ok {
 			missing = append(missing, key.ID)
 		}
 	}
 	for key := range g.source.Semantic {
-		if _, ok := g.rows[key]; !ok {
+		if _, ok := g.source.Candidates[key]; !ok {
 			if _, dup := g.source.Entity[key]; !dup {
 				missing = append(missing, key.ID)
 			}
@@ -309,31 +307,18 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		return nil, err
 	}
 	for _, c := range more {
-		keep(c)
+		e.keep(g, c)
 	}
 	return g, nil
 }
 
-// rareTerms returns the graded terms of every reading that at least one and at most
-// rank.RareTermCeiling(n) of the n texts of kind in space hold. It asks the word index only
-// when the corpus is large enough to have rare terms, and each count stops past the ceiling.
-func (e *Engine) rareTerms(ctx context.Context, kind, space string, n int, graded []rank.Graded) (map[string]bool, error) {
-	ceiling := rank.RareTermCeiling(n)
-	if ceiling < 1 {
-		return nil, nil
+// keep makes a store row a candidate of g (once) and returns its key.
+func (e *Engine) keep(g *gathered, c store.Candidate) rank.Key {
+	key := rank.Key{Kind: c.Kind, ID: c.ID}
+	if _, ok := g.source.Candidates[key]; !ok {
+		g.source.Candidates[key] = rank.Candidate{CreatedAt: c.CreatedAt, TextLen: len(c.Text)}
 	}
-	var terms []string
-	for _, g := range graded {
-		terms = append(terms, g.Shown()...)
-	}
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	df, err := e.st.WordDF(ctx, kind, space, terms, ceiling)
-	if err != nil {
-		return nil, err
-	}
-	return rank.RareTerms(df, n), nil
+	return key
 }
 
 func (e *Engine) match(ctx context.Context, kind string, idx store.Index, terms []string, sc store.SearchScope) ([]store.Candidate, error) {
@@ -342,13 +327,6 @@ func (e *Engine) match(ctx context.Context, kind string, idx store.Index, terms 
 		return e.st.MatchFacts(ctx, idx, expr, sc)
 	}
 	return e.st.MatchChunks(ctx, idx, expr, sc)
-}
-
-func (e *Engine) substring(ctx context.Context, kind string, terms []string, sc store.SearchScope) ([]store.Candidate, error) {
-	if kind == store.KindFact {
-		return e.st.SubstringFacts(ctx, terms, sc)
-	}
-	return e.st.SubstringChunks(ctx, terms, sc)
 }
 
 // readAnchors names the anchors each entity-leg hit shares, read only for the hits returned.
@@ -373,23 +351,39 @@ func (e *Engine) readAnchors(ctx context.Context, hits []rank.Hit, sources []*ga
 	return nil
 }
 
-// hit makes a ranked candidate into the hit the surfaces show.
-func (e *Engine) hit(r rank.Hit, sources []*gathered) Hit {
-	var c store.Candidate
-	for _, g := range sources {
-		if g.source.Kind == r.Key.Kind {
-			c = g.rows[r.Key]
+// hits reads the rows of the ranked hits and makes them the hits the surfaces show.
+func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
+	ids := map[string][]int64{}
+	for _, h := range ranked {
+		ids[h.Key.Kind] = append(ids[h.Key.Kind], h.Key.ID)
+	}
+	rows := map[rank.Key]store.Candidate{}
+	for kind, list := range ids {
+		cands, err := e.st.CandidatesByID(ctx, kind, list)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cands {
+			rows[rank.Key{Kind: c.Kind, ID: c.ID}] = c
 		}
 	}
-	h := Hit{
-		ID: c.ID, Text: c.Text, Score: r.Score, Legs: r.Legs, Matched: r.Matched, Rare: r.Rare,
-		Anchors: r.Anchors, SemanticOnly: r.SemanticOnly, FTSBar: r.Bar,
-		Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory, Why: rank.Explain(r),
+	out := make([]Hit, 0, len(ranked))
+	for _, r := range ranked {
+		c, ok := rows[r.Key]
+		if !ok {
+			continue // removed since it was found
+		}
+		h := Hit{
+			ID: c.ID, Text: c.Text, Score: r.Score, Legs: r.Legs, Matched: r.Matched, Rare: r.Rare,
+			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly, FTSBar: r.Bar,
+			Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory, Why: rank.Explain(r),
+		}
+		if c.Kind == store.KindChunk {
+			h.Source = SourceKnowledge
+			h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
+				LineStart: c.LineStart, LineEnd: c.LineEnd}
+		}
+		out = append(out, h)
 	}
-	if c.Kind == store.KindChunk {
-		h.Source = SourceKnowledge
-		h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
-			LineStart: c.LineStart, LineEnd: c.LineEnd}
-	}
-	return h
+	return out, nil
 }

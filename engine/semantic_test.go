@@ -307,7 +307,7 @@ func TestSemanticLegNeverReordersOtherLegs(t *testing.T) {
 	const (
 		short = "docker deploy"
 		long  = "deploy the billing app with docker compose on friday"
-		query = "deploy the app with docker"
+		query = "deploy with docker"
 	)
 	emb := newFakeEmbedder("fake/a@1/3", map[string][]float32{short: {0, 1, 0}, long: {1, 0, 0}, query: {0.99, 0.1, 0}})
 	e := openSemanticEngine(t, emb, emb.state)

@@ -22,6 +22,7 @@ var migrations = []migration{
 	{name: "entity counts per owner", sql: schemaV4},
 	{name: "vector upkeep triggers", sql: schemaV5},
 	{name: "triples, supersession links and dismissed contradictions", sql: schemaV6},
+	{name: "word indexes of the engine's own terms, text lengths and the change log", sql: schemaV7},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -284,4 +285,97 @@ CREATE TABLE dismissed_pairs (
 	created_at INTEGER NOT NULL,
 	PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
+`
+
+// The word indexes hold the engine's own analysis (engine/analysis): memdesk_words() returns
+// a text's terms, already folded and stemmed, separated by spaces, and FTS5's ascii tokenizer
+// with '-', '.' and '_' as token characters splits them on the spaces and nowhere else, so an
+// index term is exactly an engine term (go-sqlite3, 3.12, a CJK bigram) and the engine can ask
+// for one term's postings. The engine scores them itself (bm25 with each space's own
+// statistics), so every owner records its length in terms (wlen, from memdesk_wlen()).
+//
+// The change log tells a process holding an in-memory copy of the indexes what other
+// processes (or its own other connections) changed: one row per fact, chunk or document
+// written, read from the last seq the copy saw. It is pruned from the oldest end; a copy that
+// finds its last seq pruned reloads whole.
+const schemaV7 = `
+DROP TRIGGER facts_words_insert;
+DROP TRIGGER facts_words_update;
+DROP TRIGGER facts_words_delete;
+DROP TRIGGER chunks_words_insert;
+DROP TRIGGER chunks_words_update;
+DROP TRIGGER chunks_words_delete;
+DROP TABLE facts_words;
+DROP TABLE chunks_words;
+
+CREATE VIRTUAL TABLE facts_words USING fts5(words, content='', contentless_delete=1, tokenize="ascii tokenchars '-._'");
+CREATE TRIGGER facts_words_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_words(rowid, words) VALUES (new.id, memdesk_words(new.content));
+END;
+CREATE TRIGGER facts_words_update AFTER UPDATE OF content, status ON facts BEGIN
+	DELETE FROM facts_words WHERE rowid = old.id;
+	INSERT INTO facts_words(rowid, words) SELECT new.id, memdesk_words(new.content) WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_words_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM facts_words WHERE rowid = old.id;
+END;
+
+CREATE VIRTUAL TABLE chunks_words USING fts5(words, content='', contentless_delete=1, tokenize="ascii tokenchars '-._'");
+CREATE TRIGGER chunks_words_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_words(rowid, words) VALUES (new.id, memdesk_words(new.text));
+END;
+CREATE TRIGGER chunks_words_update AFTER UPDATE OF text ON chunks BEGIN
+	DELETE FROM chunks_words WHERE rowid = old.id;
+	INSERT INTO chunks_words(rowid, words) VALUES (new.id, memdesk_words(new.text));
+END;
+CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN
+	DELETE FROM chunks_words WHERE rowid = old.id;
+END;
+
+ALTER TABLE facts  ADD COLUMN wlen INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chunks ADD COLUMN wlen INTEGER NOT NULL DEFAULT 0;
+UPDATE facts  SET wlen = memdesk_wlen(content);
+UPDATE chunks SET wlen = memdesk_wlen(text);
+CREATE TRIGGER facts_wlen_insert AFTER INSERT ON facts BEGIN
+	UPDATE facts SET wlen = memdesk_wlen(new.content) WHERE id = new.id;
+END;
+CREATE TRIGGER facts_wlen_update AFTER UPDATE OF content ON facts BEGIN
+	UPDATE facts SET wlen = memdesk_wlen(new.content) WHERE id = new.id;
+END;
+CREATE TRIGGER chunks_wlen_insert AFTER INSERT ON chunks BEGIN
+	UPDATE chunks SET wlen = memdesk_wlen(new.text) WHERE id = new.id;
+END;
+CREATE TRIGGER chunks_wlen_update AFTER UPDATE OF text ON chunks BEGIN
+	UPDATE chunks SET wlen = memdesk_wlen(new.text) WHERE id = new.id;
+END;
+
+CREATE TABLE changes (
+	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+	kind     TEXT    NOT NULL CHECK (kind IN ('fact', 'chunk', 'document')),
+	owner_id INTEGER NOT NULL
+);
+CREATE TRIGGER facts_changes_insert AFTER INSERT ON facts BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('fact', new.id);
+END;
+CREATE TRIGGER facts_changes_update AFTER UPDATE OF content, status, space, entity_rules ON facts BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('fact', new.id);
+END;
+CREATE TRIGGER facts_changes_delete AFTER DELETE ON facts BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('fact', old.id);
+END;
+CREATE TRIGGER chunks_changes_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('chunk', new.id);
+END;
+CREATE TRIGGER chunks_changes_update AFTER UPDATE OF text, entity_rules ON chunks BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('chunk', new.id);
+END;
+CREATE TRIGGER chunks_changes_delete AFTER DELETE ON chunks BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('chunk', old.id);
+END;
+CREATE TRIGGER documents_changes_update AFTER UPDATE OF space ON documents BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('document', new.id);
+END;
+
+CREATE VIRTUAL TABLE facts_words_instance USING fts5vocab(facts_words, instance);
+CREATE VIRTUAL TABLE chunks_words_instance USING fts5vocab(chunks_words, instance);
 `

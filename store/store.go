@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -38,9 +39,12 @@ type Store struct {
 
 // Options configure a Store.
 type Options struct {
-	// Words rewrites a text for the word-level index (memdesk_words in SQL). It must be
-	// deterministic; nil indexes the text as it is.
+	// Words rewrites a text for the word-level index (memdesk_words in SQL): its terms,
+	// separated by spaces. It must be deterministic; nil indexes the text as it is.
 	Words func(string) string
+	// WordCount is a text's length in terms for the word index's bm25 (memdesk_wlen in
+	// SQL); nil counts the space-separated fields of Words.
+	WordCount func(string) int
 	// WordsVersion names the Words analysis; a database indexed under another version has
 	// its word indexes rebuilt on open.
 	WordsVersion int
@@ -51,6 +55,10 @@ type Options struct {
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.Words == nil {
 		opts.Words = func(s string) string { return s }
+	}
+	if opts.WordCount == nil {
+		words := opts.Words
+		opts.WordCount = func(s string) int { return len(strings.Fields(words(s))) }
 	}
 	if path == "" {
 		return nil, errors.New("open store: empty database path")
@@ -141,10 +149,23 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 	if err := fts5.Register(c); err != nil {
 		return err
 	}
-	words := s.opts.Words
-	return c.CreateFunction("memdesk_words", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+	words, count := s.opts.Words, s.opts.WordCount
+	if words == nil { // a Store built by hand (tests of old schema versions)
+		words = func(s string) string { return s }
+	}
+	if count == nil {
+		count = func(s string) int { return len(strings.Fields(words(s))) }
+	}
+	err := c.CreateFunction("memdesk_words", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
 		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
 			ctx.ResultText(words(arg[0].Text()))
+		})
+	if err != nil {
+		return err
+	}
+	return c.CreateFunction("memdesk_wlen", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+			ctx.ResultInt(count(arg[0].Text()))
 		})
 }
 

@@ -8,10 +8,9 @@ import (
 // WordDF counts, for each term, the active facts (or chunks) of kind in space ("" for every
 // space) whose word index holds it, but stops counting at limit+1: the caller only asks
 // whether a term is rare enough, and a common one would otherwise cost a walk of its whole
-// posting list. Each term is matched as one quoted FTS5 phrase (so FTS5 syntax in it is
-// literal) and analysed like the indexed text (stemmed, case-folded), so terms are words as
-// the caller's word analysis writes them (a CJK bigram, a Latin word); a term with no
-// indexable token counts 0.
+// posting list. Each term is matched as one quoted FTS5 string (so FTS5 syntax in it is
+// literal) against the index's terms as Options.Words wrote them: the caller passes terms of
+// the same analysis (a CJK bigram, a stemmed word); a term with no indexable token counts 0.
 func (s *Store) WordDF(ctx context.Context, kind, space string, terms []string, limit int) (map[string]int, error) {
 	t := IndexWords.table(kind)
 	var q string

@@ -5,65 +5,59 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/memdesk/memdesk/engine/query"
+	"github.com/memdesk/memdesk/engine/analysis"
 )
 
-// Graded are the query terms of one reading strong enough to count toward the term bar:
-// every CJK character bigram, Latin words of 5+ letters (compared by stem, so "services"
-// meets "service"), and shorter Latin words that are plainly specific: 3+ characters with a
-// digit ("eb1", "p53") or written as an acronym ("IBP"). Other short words ("api", "go") are
-// never graded: a query made only of them is not term-floored at all.
+// Graded are the query terms of one reading strong enough to count toward the term bar, in
+// the analyzer's terms (engine/analysis), so a text holds a graded term exactly when the word
+// index says so: every CJK bigram without a function character, words of 5+ letters (by
+// stem, so "services" meets "service"), and shorter words that are plainly specific: 3+
+// characters with a digit ("eb1", "p53") or written as an acronym ("IBP"). Other short words
+// ("api", "go") and stopwords are never graded: a query made only of them is not
+// term-floored at all.
 //
 // CJK is graded by bigrams, not trigrams: on the CMRC dev set 20% of questions share no
 // trigram with their answer sentence and a trigram bar of 2 dropped recall@10 from 0.85 to
 // 0.74 (doc/retrieval.md). A bigram is the unit Chinese words are most often made of.
 type Graded struct {
-	terms []string // what a hit is checked for (stems for Latin words)
-	shown []string // the terms as the query wrote them, for explanations
+	terms []string // the index terms a hit is checked for
+	shown []string // the terms as the query wrote them (folded), for explanations
 }
 
 // Grade reads one reading of a query for the term bar.
 func Grade(q string) Graded {
 	acronyms := acronymsOf(q)
 	var g Graded
-	for _, term := range query.WordTerms(q) {
-		r, _ := utf8.DecodeRuneInString(term)
-		n := utf8.RuneCountInString(term)
-		switch {
-		case query.IsCJK(r):
-			if n == 2 && !strings.ContainsAny(term, functionChars) {
-				g.add(term, term)
+	for t := range analysis.Terms(q) {
+		n := utf8.RuneCountInString(t.Surface)
+		switch t.Kind {
+		case analysis.Bigram:
+			if !strings.ContainsAny(t.Text, functionChars) {
+				g.add(t.Text, t.Surface)
 			}
-		case n >= 5:
-			g.add(matchStem(term), term)
-		case n >= 3 && (strings.ContainsAny(term, "0123456789") || acronyms[term]):
-			g.add(term, term)
+		case analysis.Unigram:
+		default:
+			if analysis.IsStopword(t.Surface) {
+				continue
+			}
+			if n >= 5 || n >= 3 && (strings.ContainsAny(t.Surface, "0123456789") || acronyms[t.Surface]) {
+				g.add(t.Text, t.Surface)
+			}
 		}
 	}
 	return g
 }
 
-// Shown returns the graded terms as the query wrote them.
-func (g Graded) Shown() []string { return g.shown }
+// Terms returns the index terms graded.
+func (g Graded) Terms() []string { return g.terms }
 
 // functionChars are Chinese function characters (particles, pronouns, copulas, measure
 // words). A bigram that contains one ("的电", "话是") matches almost any sentence, so it is
 // searched but not graded: "老张的电话是多少" must not clear the floor on 的电 and 话是.
 const functionChars = "的了是在和与及或有也都就还又很吗呢吧啊呀着过把被让给对从向到这那哪谁什么个一不没我你他她它们之其"
 
-// matchStem is the part of a word that its inflections share, for a substring test: the
-// Porter2 stem, less a final "i" that stands for "y" or a final "e" that "-ing" drops
-// (chemotherapi is not in "chemotherapy", stage is not in "staging").
-func matchStem(word string) string {
-	stem := query.Stem(word)
-	if len(stem) > 4 && (strings.HasSuffix(stem, "i") || strings.HasSuffix(stem, "e")) {
-		stem = stem[:len(stem)-1]
-	}
-	return stem
-}
-
-// acronymsOf returns, lowercased, the words of q written in capitals (2+ capital letters,
-// e.g. "IBP", "G-CSF"): in a query they name something specific.
+// acronymsOf returns, folded, the words of q written in capitals (2+ capital letters, e.g.
+// "IBP", "G-CSF"): in a query they name something specific.
 func acronymsOf(q string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(q, func(r rune) bool {
@@ -79,7 +73,11 @@ func acronymsOf(q string) map[string]bool {
 			}
 		}
 		if upper >= 2 && !lower {
-			out[strings.ToLower(w)] = true
+			lw := strings.ToLower(w)
+			out[lw] = true
+			for _, part := range strings.Split(lw, "-") {
+				out[part] = true
+			}
 		}
 	}
 	return out
@@ -110,15 +108,16 @@ func (g Graded) barFor(f profile) int {
 	return g.bar(f.MinFTSTerms)
 }
 
-// matched returns the graded terms text contains, as the query wrote them.
-func (g Graded) matched(lowerText string) []string {
-	var out []string
+// matched returns, as the query wrote them, the graded terms a candidate holds (has reports
+// whether it holds an index term), and the index terms among them.
+func (g Graded) matched(has func(term string) bool) (shown, terms []string) {
 	for i, t := range g.terms {
-		if strings.Contains(lowerText, t) {
-			out = append(out, g.shown[i])
+		if has(t) {
+			shown = append(shown, g.shown[i])
+			terms = append(terms, t)
 		}
 	}
-	return out
+	return shown, terms
 }
 
 // weight is what the matched terms count toward the bar: one each, two for a term that is
@@ -126,11 +125,11 @@ func (g Graded) matched(lowerText string) []string {
 // many texts hold is as unlikely by chance as matching two ordinary ones, and it is what a
 // question with one distinctive word ("Ivermectin is used to treat onchocerciasis") shares
 // with its answer.
-func (g Graded) weight(matched []string, rare map[string]bool) int {
+func weight(terms []string, rare map[string]bool) int {
 	w := 0
-	for _, m := range matched {
+	for _, t := range terms {
 		w++
-		if rare[m] {
+		if rare[t] {
 			w++
 		}
 	}
@@ -139,21 +138,27 @@ func (g Graded) weight(matched []string, rare map[string]bool) int {
 
 // termGrade is one candidate's standing against the term bar for one reading of the query.
 type termGrade struct {
-	matched []string
-	weight  int // what matched counts toward the bar (Graded.weight)
+	matched []string // as the query wrote them
+	rare    []string // the matched terms that counted twice, as the query wrote them
+	weight  int      // what matched counts toward the bar (weight)
 	bar     int
 }
 
 func (g termGrade) passes() bool { return g.bar == 0 || g.weight >= g.bar }
 
-// gradeText grades one candidate text against every reading of the query and keeps the best:
-// the first reading's grade unless a later one passes with more weight. rare holds the graded
-// terms that count twice.
-func gradeText(readings []Graded, lowerText string, floors profile, rare map[string]bool) termGrade {
+// gradeTerms grades one candidate against every reading of the query and keeps the best: the
+// first reading's grade unless a later one passes with more weight. has reports whether the
+// candidate holds an index term; rare holds the index terms that count twice.
+func gradeTerms(readings []Graded, has func(string) bool, floors profile, rare map[string]bool) termGrade {
 	var best termGrade
 	for i, g := range readings {
-		matched := g.matched(lowerText)
-		cur := termGrade{matched: matched, weight: g.weight(matched, rare), bar: g.barFor(floors)}
+		shown, terms := g.matched(has)
+		cur := termGrade{matched: shown, weight: weight(terms, rare), bar: g.barFor(floors)}
+		for j, t := range terms {
+			if rare[t] {
+				cur.rare = append(cur.rare, shown[j])
+			}
+		}
 		if i == 0 || cur.passes() && (!best.passes() || cur.weight > best.weight) {
 			best = cur
 		}

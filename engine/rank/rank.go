@@ -15,7 +15,6 @@
 package rank
 
 import (
-	"strings"
 	"time"
 )
 
@@ -33,8 +32,12 @@ type Key struct {
 
 // Candidate is what ranking needs to know of a text beyond its leg scores.
 type Candidate struct {
-	Text      string
 	CreatedAt time.Time
+	// TextLen is the text's length in bytes: with the same evidence, the text that says less
+	// else is the closer match.
+	TextLen int
+	// Terms says which of the source's LexicalTerms the text holds: bit i for LexicalTerms[i].
+	Terms uint64
 }
 
 // Score is one leg's raw score for one candidate; larger is better.
@@ -62,9 +65,12 @@ type LexicalList struct {
 type Source struct {
 	Kind       string
 	Candidates map[Key]Candidate
-	Lexical    []LexicalList
+	// LexicalTerms are the index terms the lexical leg looked up (at most 64): the graded
+	// terms are among them, and each candidate says which it holds.
+	LexicalTerms []string
+	Lexical      []LexicalList
 	Entity     map[Key]EntityEvidence
-	// Rare holds the graded terms rare in this source: they count twice toward the term bar.
+	// Rare holds the index terms rare in this source: they count twice toward the term bar.
 	Rare map[string]bool
 	// Semantic holds the cosine of candidates above the loosest semantic floor.
 	Semantic map[Key]float64
@@ -220,6 +226,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
 
 		lexicalRaw := mixed[i]
+		bits := src.termBits()
 		var lexical, entities, semantic []Score
 		grades := map[Key]termGrade{}
 		for key, raw := range lexicalRaw {
@@ -227,7 +234,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			if !q.Window.contains(c.CreatedAt) {
 				continue
 			}
-			g := gradeText(q.Readings, strings.ToLower(c.Text), floors, rare)
+			g := gradeTerms(q.Readings, c.holds(bits), floors, rare)
 			if !g.passes() {
 				report.DroppedFTS++
 				continue
@@ -267,15 +274,10 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		}
 		for _, f := range fuse(legs) {
 			h := Hit{Key: f.key, Score: f.score, SemanticOnly: f.uncorroborated,
-				textLen: len(src.Candidates[f.key].Text)}
+				textLen: src.Candidates[f.key].TextLen}
 			if g, ok := grades[f.key]; ok {
 				h.Legs.FTS = lexicalRaw[f.key]
-				h.Matched, h.Bar = g.matched, g.bar
-				for _, m := range g.matched {
-					if rare[m] {
-						h.Rare = append(h.Rare, m)
-					}
-				}
+				h.Matched, h.Bar, h.Rare = g.matched, g.bar, g.rare
 			}
 			if ev, ok := src.Entity[f.key]; ok && ev.passes(floors) {
 				h.Legs.Entity = ev.Score
@@ -300,12 +302,29 @@ func answeredWithoutBonus(q Query, sources []*Source, mixed []map[Key]float64, f
 				return true
 			}
 		}
+		bits := src.termBits()
 		for key := range mixed[i] {
 			c := src.Candidates[key]
-			if q.Window.contains(c.CreatedAt) && gradeText(q.Readings, strings.ToLower(c.Text), floors, nil).passes() {
+			if q.Window.contains(c.CreatedAt) && gradeTerms(q.Readings, c.holds(bits), floors, nil).passes() {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// termBits maps each of the source's lexical terms to its bit.
+func (src *Source) termBits() map[string]uint64 {
+	bits := make(map[string]uint64, len(src.LexicalTerms))
+	for i, t := range src.LexicalTerms {
+		if i < 64 {
+			bits[t] |= 1 << i
+		}
+	}
+	return bits
+}
+
+// holds reports, for an index term, whether the candidate holds it.
+func (c Candidate) holds(bits map[string]uint64) func(string) bool {
+	return func(term string) bool { return c.Terms&bits[term] != 0 }
 }

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/query"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current ranking")
@@ -30,9 +33,11 @@ type fixture struct {
 	noise    float64
 }
 
-func (f fixture) source() *Source {
+// source builds the Source, looking up terms (the query's) in each text as the word index
+// would.
+func (f fixture) source(terms []string) *Source {
 	src := &Source{Kind: f.kind, Candidates: map[Key]Candidate{}, Entity: map[Key]EntityEvidence{},
-		Semantic: map[Key]float64{}, Rare: map[string]bool{}, SemanticNoise: f.noise}
+		Semantic: map[Key]float64{}, Rare: map[string]bool{}, SemanticNoise: f.noise, LexicalTerms: terms}
 	if src.Kind == "" {
 		src.Kind = KindFact
 	}
@@ -42,7 +47,14 @@ func (f fixture) source() *Source {
 		if c, ok := f.created[i]; ok {
 			at = c
 		}
-		src.Candidates[key(i)] = Candidate{Text: t, CreatedAt: at}
+		c := Candidate{TextLen: len(t), CreatedAt: at}
+		holds := holder(t)
+		for j, term := range terms {
+			if holds(term) {
+				c.Terms |= 1 << j
+			}
+		}
+		src.Candidates[key(i)] = c
 	}
 	for _, l := range []struct {
 		idx    Index
@@ -66,7 +78,7 @@ func (f fixture) source() *Source {
 		src.Semantic[key(i)] = cos
 	}
 	for _, r := range f.rare {
-		src.Rare[r] = true
+		src.Rare[analysis.Stem(r)] = true
 	}
 	return src
 }
@@ -197,6 +209,21 @@ var rankCases = []struct {
 	},
 }
 
+// lexicalTerms are the terms a lexical leg looks up for the readings: each one's word terms.
+func lexicalTerms(readings []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range readings {
+		for _, t := range query.WordTerms(r) {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
 // TestRankGolden runs every case through Rank and compares the rendered answers, decisions
 // included, with testdata/rank.golden: a ranking change is a diff to review (-update).
 func TestRankGolden(t *testing.T) {
@@ -208,7 +235,7 @@ func TestRankGolden(t *testing.T) {
 		}
 		var sources []*Source
 		for _, f := range tc.sources {
-			sources = append(sources, f.source())
+			sources = append(sources, f.source(lexicalTerms(tc.query)))
 		}
 		cfg := defaultConfig
 		if tc.config != nil {
@@ -254,7 +281,7 @@ func TestRankIsDeterministic(t *testing.T) {
 	render := func() string {
 		var sources []*Source
 		for _, f := range tc.sources {
-			sources = append(sources, f.source())
+			sources = append(sources, f.source(lexicalTerms(tc.query)))
 		}
 		return fmt.Sprint(Rank(q, sources, defaultConfig).Hits)
 	}

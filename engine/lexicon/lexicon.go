@@ -1,0 +1,542 @@
+// Package lexicon is the lexical leg's in-memory copy of what the word index (SQLite FTS5)
+// stores, and its bm25. FTS5 scores every posting of every OR'd term through the SQLite
+// engine and reads each row's length from a table as it goes: at 100k facts a common term
+// costs 20-30 ms, far from search-as-you-type. Reading a term's postings list alone is cheap
+// (a few ms for 15k postings), and so is scoring it in Go. So the index keeps, per kind of
+// owner (facts, chunks):
+//
+//   - every live owner's space, creation time and length, loaded once (one scan) and kept up
+//     to date from the store's change log, so bm25 has each space's own statistics (its N
+//     and average length) and filters by space without SQL;
+//   - the postings of the terms queries ask for, read from FTS5 on first use and patched in
+//     place as owners change, within a memory budget.
+//
+// A process that opens the store for one recall (the CLI) pays the one scan and a read per
+// query term; a long-lived one (the app, the MCP server) answers from memory. Every process
+// sees every other's writes: each Search first applies what the change log says happened.
+package lexicon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/store"
+)
+
+// Reader is what the index reads from the store.
+type Reader interface {
+	LastChange(ctx context.Context) (int64, error)
+	ChangesSince(ctx context.Context, seq int64, limit int) ([]store.Change, error)
+	LiveOwners(ctx context.Context, kind string, fn func(store.Owner)) (int64, error)
+	OwnersByID(ctx context.Context, kind string, ids []int64) (map[int64]store.Owner, map[int64]string, error)
+	DocumentChunkIDs(ctx context.Context, docID int64) ([]int64, error)
+	Postings(ctx context.Context, kind, term string) ([]store.Posting, error)
+}
+
+// bm25 parameters: the usual ones (Robertson; Lucene's defaults).
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+const (
+	// maxIncremental is how many changes a refresh applies one by one; past it the index
+	// reloads whole, which is cheaper than patching every cached list that many times.
+	maxIncremental = 2000
+	// postingBudget bounds the postings cached per kind (each costs 6 bytes): past it the
+	// least recently used lists are dropped and read again when asked for.
+	postingBudget = 8 << 20
+)
+
+// Index is the in-memory copy. It is safe for concurrent use; Searches take turns.
+type Index struct {
+	rd     Reader
+	mu     sync.Mutex
+	loaded bool
+	seq    int64 // the last change applied
+	kinds  map[string]*kindIndex
+	clock  uint64 // counts uses, for least-recently-used eviction
+}
+
+// New returns an index over rd. It reads nothing until the first Search.
+func New(rd Reader) *Index {
+	return &Index{rd: rd}
+}
+
+// owner is what scoring needs of one live owner.
+type owner struct {
+	created int64 // Unix milliseconds
+	words   uint32
+	textLen uint32
+	space   uint32
+	live    bool
+}
+
+// aggregate is what bm25 needs of a set of owners.
+type aggregate struct {
+	n     int
+	words int
+}
+
+func (a aggregate) avgLen() float64 {
+	if a.n == 0 {
+		return 1
+	}
+	return max(float64(a.words)/float64(a.n), 1)
+}
+
+type postingList struct {
+	ids     []uint32 // ascending
+	tfs     []uint16
+	lastUse uint64
+}
+
+type kindIndex struct {
+	kind       string
+	owners     []owner // by id
+	spaceIDs   map[string]uint32
+	spaceNames []string
+	stats      []aggregate // by space id
+	all        aggregate
+	cache      map[string]*postingList
+	cached     int // postings in cache
+	// scores, hits and touched are the scratch space of one Search (under the lock).
+	scores  []float64
+	matched []uint64
+	touched []uint32
+}
+
+func newKindIndex(kind string) *kindIndex {
+	return &kindIndex{kind: kind, spaceIDs: map[string]uint32{}, cache: map[string]*postingList{}}
+}
+
+func (k *kindIndex) spaceID(name string) uint32 {
+	if id, ok := k.spaceIDs[name]; ok {
+		return id
+	}
+	id := uint32(len(k.spaceNames))
+	k.spaceIDs[name] = id
+	k.spaceNames = append(k.spaceNames, name)
+	k.stats = append(k.stats, aggregate{})
+	return id
+}
+
+// set records o's current state, keeping the aggregates in step.
+func (k *kindIndex) set(id int64, o store.Owner) {
+	k.drop(id)
+	if !o.Live || id < 0 || id > math.MaxUint32 {
+		return
+	}
+	if int(id) >= len(k.owners) {
+		k.owners = slices.Grow(k.owners, int(id)+1-len(k.owners))[:int(id)+1]
+	}
+	sp := k.spaceID(o.Space)
+	k.owners[id] = owner{created: o.CreatedAt.UnixMilli(), words: uint32(o.Words), textLen: uint32(min(o.TextLen, math.MaxUint32)),
+		space: sp, live: true}
+	k.stats[sp].n++
+	k.stats[sp].words += o.Words
+	k.all.n++
+	k.all.words += o.Words
+}
+
+// drop forgets id's state (it is no longer live).
+func (k *kindIndex) drop(id int64) {
+	if id < 0 || int(id) >= len(k.owners) || !k.owners[id].live {
+		return
+	}
+	o := k.owners[id]
+	k.stats[o.space].n--
+	k.stats[o.space].words -= int(o.words)
+	k.all.n--
+	k.all.words -= int(o.words)
+	k.owners[id] = owner{}
+}
+
+func (k *kindIndex) live(id uint32) (owner, bool) {
+	if int(id) >= len(k.owners) {
+		return owner{}, false
+	}
+	o := k.owners[id]
+	return o, o.live
+}
+
+// refresh brings the index up to the store's last change: a whole load the first time or
+// when the index fell too far behind, else the changes one by one.
+func (x *Index) refresh(ctx context.Context) error {
+	last, err := x.rd.LastChange(ctx)
+	if err != nil {
+		return err
+	}
+	if x.loaded && last == x.seq {
+		return nil
+	}
+	if x.loaded {
+		changes, err := x.rd.ChangesSince(ctx, x.seq, maxIncremental+1)
+		switch {
+		case errors.Is(err, store.ErrChangesPruned):
+		case err != nil:
+			return err
+		case len(changes) <= maxIncremental:
+			return x.apply(ctx, changes)
+		}
+	}
+	return x.load(ctx)
+}
+
+// load reads every live owner anew and forgets every cached list.
+func (x *Index) load(ctx context.Context) error {
+	kinds := map[string]*kindIndex{}
+	var seq int64
+	for _, kind := range []string{store.KindFact, store.KindChunk} {
+		k := newKindIndex(kind)
+		s, err := x.rd.LiveOwners(ctx, kind, func(o store.Owner) { k.set(o.ID, o) })
+		if err != nil {
+			return err
+		}
+		if kind == store.KindFact || s < seq {
+			// Two reads, two snapshots: changes after the older one are applied again
+			// next time, which is harmless (applying a change is idempotent).
+			seq = s
+		}
+		kinds[kind] = k
+	}
+	x.kinds, x.seq, x.loaded = kinds, seq, true
+	return nil
+}
+
+// apply brings the owners named by changes up to date and patches the cached lists.
+func (x *Index) apply(ctx context.Context, changes []store.Change) error {
+	ids := map[string][]int64{}
+	seen := map[store.Change]bool{}
+	for _, c := range changes {
+		key := store.Change{Kind: c.Kind, ID: c.ID}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		switch c.Kind {
+		case store.KindFact, store.KindChunk:
+			ids[c.Kind] = append(ids[c.Kind], c.ID)
+		case "document":
+			chunks, err := x.rd.DocumentChunkIDs(ctx, c.ID)
+			if err != nil {
+				return err
+			}
+			ids[store.KindChunk] = append(ids[store.KindChunk], chunks...)
+		}
+	}
+	for kind, list := range ids {
+		k := x.kinds[kind]
+		owners, texts, err := x.rd.OwnersByID(ctx, kind, list)
+		if err != nil {
+			return err
+		}
+		for _, id := range list {
+			k.uncache(id)
+			o, ok := owners[id]
+			if !ok {
+				k.drop(id)
+				continue
+			}
+			k.set(id, o)
+			if o.Live {
+				k.cacheTerms(id, texts[id])
+			}
+		}
+	}
+	x.seq = changes[len(changes)-1].Seq
+	return nil
+}
+
+// uncache removes id from every cached list.
+func (k *kindIndex) uncache(id int64) {
+	if id < 0 || id > math.MaxUint32 {
+		return
+	}
+	u := uint32(id)
+	for _, pl := range k.cache {
+		if i, ok := slices.BinarySearch(pl.ids, u); ok {
+			pl.ids = slices.Delete(pl.ids, i, i+1)
+			pl.tfs = slices.Delete(pl.tfs, i, i+1)
+			k.cached--
+		}
+	}
+}
+
+// cacheTerms adds id to the cached lists of the terms text holds.
+func (k *kindIndex) cacheTerms(id int64, text string) {
+	if id < 0 || id > math.MaxUint32 || len(k.cache) == 0 {
+		return
+	}
+	tf := map[string]int{}
+	for t := range analysis.Terms(text) {
+		if _, ok := k.cache[t.Text]; ok {
+			tf[t.Text]++
+		}
+	}
+	u := uint32(id)
+	for term, n := range tf {
+		pl := k.cache[term]
+		i, found := slices.BinarySearch(pl.ids, u)
+		if found {
+			pl.tfs[i] = uint16(min(n, math.MaxUint16))
+			continue
+		}
+		pl.ids = slices.Insert(pl.ids, i, u)
+		pl.tfs = slices.Insert(pl.tfs, i, uint16(min(n, math.MaxUint16)))
+		k.cached++
+	}
+}
+
+// postings returns term's list, reading it from the store when it is not cached.
+func (x *Index) postings(ctx context.Context, k *kindIndex, term string) (*postingList, error) {
+	x.clock++
+	if pl, ok := k.cache[term]; ok {
+		pl.lastUse = x.clock
+		return pl, nil
+	}
+	ps, err := x.rd.Postings(ctx, k.kind, term)
+	if err != nil {
+		return nil, err
+	}
+	pl := &postingList{ids: make([]uint32, 0, len(ps)), tfs: make([]uint16, 0, len(ps)), lastUse: x.clock}
+	for _, p := range ps {
+		if p.ID < 0 || p.ID > math.MaxUint32 {
+			continue
+		}
+		pl.ids = append(pl.ids, uint32(p.ID))
+		pl.tfs = append(pl.tfs, uint16(min(p.TF, math.MaxUint16)))
+	}
+	k.cache[term] = pl
+	k.cached += len(pl.ids)
+	if k.cached > postingBudget {
+		k.evict(term)
+	}
+	return pl, nil
+}
+
+// evict drops the least recently used lists until the cache is at three quarters of its
+// budget, keeping keep (the list just read).
+func (k *kindIndex) evict(keep string) {
+	type entry struct {
+		term string
+		use  uint64
+	}
+	var all []entry
+	for term, pl := range k.cache {
+		if term != keep {
+			all = append(all, entry{term, pl.lastUse})
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int { return int(a.use) - int(b.use) })
+	for _, e := range all {
+		if k.cached <= postingBudget*3/4 {
+			break
+		}
+		k.cached -= len(k.cache[e.term].ids)
+		delete(k.cache, e.term)
+	}
+}
+
+// Term is one query term for Search.
+type Term struct {
+	Text string
+	// Weight scales the term's bm25; 0 makes it evidence only: Search records which
+	// candidates hold it and counts its document frequency, but it neither scores nor finds.
+	Weight float64
+}
+
+// Request is one search of one kind of owner.
+type Request struct {
+	Kind  string
+	Space string // "" for every space
+	Terms []Term // at most 64
+	Limit int
+}
+
+// Match is one candidate: its bm25 over the weighted terms, and which terms it holds (bit i
+// for Terms[i]).
+type Match struct {
+	ID        int64
+	Score     float64
+	Matched   uint64
+	CreatedAt time.Time
+	TextLen   int
+}
+
+// Result is a search's best matches, best first (ties by id), with the statistics of the
+// scope searched: its number of live owners and each term's document frequency in it.
+type Result struct {
+	Matches []Match
+	N       int
+	DF      []int
+}
+
+// MaxTerms is how many terms one Search takes.
+const MaxTerms = 64
+
+// Search refreshes the index from the change log and returns the best Limit owners of
+// Request.Kind in Request.Space by bm25, computed with that space's own statistics.
+func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
+	if len(req.Terms) > MaxTerms {
+		return Result{}, fmt.Errorf("lexicon search: %d terms, at most %d", len(req.Terms), MaxTerms)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.refresh(ctx); err != nil {
+		return Result{}, fmt.Errorf("refresh the word index: %w", err)
+	}
+	k, ok := x.kinds[req.Kind]
+	if !ok {
+		return Result{}, fmt.Errorf("lexicon search: unknown kind %q", req.Kind)
+	}
+	scope := k.all
+	space, inSpace := uint32(0), req.Space == ""
+	if req.Space != "" {
+		id, ok := k.spaceIDs[req.Space]
+		if !ok {
+			return Result{DF: make([]int, len(req.Terms))}, nil
+		}
+		space, scope = id, k.stats[id]
+	}
+	res := Result{N: scope.n, DF: make([]int, len(req.Terms))}
+	if scope.n == 0 {
+		return res, nil
+	}
+	if len(k.scores) < len(k.owners) {
+		k.scores = make([]float64, len(k.owners))
+		k.matched = make([]uint64, len(k.owners))
+	}
+	avg := scope.avgLen()
+	lists := make([]*postingList, len(req.Terms))
+	for i, t := range req.Terms {
+		pl, err := x.postings(ctx, k, t.Text)
+		if err != nil {
+			return Result{}, err
+		}
+		lists[i] = pl
+		df := 0
+		for _, id := range pl.ids {
+			if o, ok := k.live(id); ok && (inSpace || o.space == space) {
+				df++
+			}
+		}
+		res.DF[i] = df
+	}
+	k.touched = k.touched[:0]
+	for i, t := range req.Terms {
+		if res.DF[i] == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(scope.n)-float64(res.DF[i])+0.5)/(float64(res.DF[i])+0.5))
+		pl := lists[i]
+		for j, id := range pl.ids {
+			o, ok := k.live(id)
+			if !ok || !inSpace && o.space != space {
+				continue
+			}
+			if k.matched[id] == 0 && k.scores[id] == 0 {
+				k.touched = append(k.touched, id)
+			}
+			k.matched[id] |= 1 << i
+			if t.Weight == 0 {
+				continue
+			}
+			tf := float64(pl.tfs[j])
+			norm := k1 * (1 - b + b*float64(o.words)/avg)
+			k.scores[id] += t.Weight * idf * tf * (k1 + 1) / (tf + norm)
+		}
+	}
+	for _, id := range k.touched {
+		if s := k.scores[id]; s > 0 {
+			o := k.owners[id]
+			res.Matches = append(res.Matches, Match{ID: int64(id), Score: s, Matched: k.matched[id],
+				CreatedAt: time.UnixMilli(o.created), TextLen: int(o.textLen)})
+		}
+		k.scores[id], k.matched[id] = 0, 0
+	}
+	res.Matches = best(res.Matches, req.Limit)
+	return res, nil
+}
+
+// Stats returns the number of live owners of kind in space ("" for every space).
+func (x *Index) Stats(ctx context.Context, kind, space string) (int, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.refresh(ctx); err != nil {
+		return 0, fmt.Errorf("refresh the word index: %w", err)
+	}
+	k := x.kinds[kind]
+	if space == "" {
+		return k.all.n, nil
+	}
+	id, ok := k.spaceIDs[space]
+	if !ok {
+		return 0, nil
+	}
+	return k.stats[id].n, nil
+}
+
+// better orders matches best first: higher score, then lower id.
+func better(a, b Match) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.ID < b.ID
+}
+
+// best returns the limit best of ms (all when limit <= 0), best first. It selects with a
+// bounded heap, so a common term's thousands of matches are not all sorted.
+func best(ms []Match, limit int) []Match {
+	if limit <= 0 || len(ms) <= limit {
+		slices.SortFunc(ms, func(a, b Match) int { return cmpMatch(a, b) })
+		return ms
+	}
+	// h is a min-heap (worst on top) of the best limit seen so far.
+	h := ms[:0:0]
+	h = append(h, ms[:limit]...)
+	worse := func(i, j int) bool { return better(h[j], h[i]) }
+	down := func(i int) {
+		for {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < len(h) && worse(l, m) {
+				m = l
+			}
+			if r < len(h) && worse(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, m := range ms[limit:] {
+		if better(m, h[0]) {
+			h[0] = m
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmpMatch)
+	return h
+}
+
+func cmpMatch(a, b Match) int {
+	switch {
+	case better(a, b):
+		return -1
+	case better(b, a):
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The reads behind the engine's in-memory copy of the word index (engine/lexicon): every
+// owner's scoring facts once, the postings of one term, and what changed since a sequence
+// number. The engine scores; the store only reads.
+
+// Owner is what bm25 and the filters need to know of a fact or chunk, without its text.
+type Owner struct {
+	ID        int64
+	Space     string
+	CreatedAt time.Time
+	// Words is the owner's length in index terms; TextLen its text's length in bytes.
+	Words   int
+	TextLen int
+	// Live is false for a fact that is not active and for a chunk of a document that is not
+	// in a person's space (staged or retired): neither may be found.
+	Live bool
+}
+
+// ownerSelect reads the owners of kind, without their text; the caller appends the WHERE.
+func ownerSelect(kind string) string {
+	if kind == KindChunk {
+		return `SELECT c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `
+			FROM chunks c JOIN documents d ON d.id = c.doc_id`
+	}
+	return `SELECT f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active' FROM facts f`
+}
+
+func scanOwners(rows *sql.Rows, fn func(Owner)) error {
+	defer rows.Close()
+	for rows.Next() {
+		var o Owner
+		var created int64
+		if err := rows.Scan(&o.ID, &o.Space, &created, &o.Words, &o.TextLen, &o.Live); err != nil {
+			return err
+		}
+		o.CreatedAt = time.UnixMilli(created)
+		fn(o)
+	}
+	return rows.Err()
+}
+
+// LiveOwners calls fn with every live owner of kind, in id order, and returns the change
+// sequence the read is consistent with: changes after it are not in what fn saw.
+func (s *Store) LiveOwners(ctx context.Context, kind string, fn func(Owner)) (seq int64, err error) {
+	err = s.readTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
+			return err
+		}
+		where := ` WHERE f.status = 'active' ORDER BY f.id`
+		if kind == KindChunk {
+			where = ` WHERE ` + notReserved + ` ORDER BY c.id`
+		}
+		rows, err := tx.QueryContext(ctx, ownerSelect(kind)+where)
+		if err != nil {
+			return err
+		}
+		return scanOwners(rows, fn)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read %s owners: %w", kind, err)
+	}
+	return seq, nil
+}
+
+// OwnersByID returns the current state of the given owners of kind with their text; an id
+// that no longer exists is missing from the result.
+func (s *Store) OwnersByID(ctx context.Context, kind string, ids []int64) (map[int64]Owner, map[int64]string, error) {
+	owners, texts := map[int64]Owner{}, map[int64]string{}
+	if len(ids) == 0 {
+		return owners, texts, nil
+	}
+	q := `SELECT f.content, f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active'
+		FROM facts f WHERE f.id IN (SELECT value FROM json_each(?))`
+	if kind == KindChunk {
+		q = `SELECT c.text, c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `
+			FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`
+	}
+	rows, err := s.db.QueryContext(ctx, q, int64sJSON(ids))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s owners: %w", kind, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o Owner
+		var text string
+		var created int64
+		if err := rows.Scan(&text, &o.ID, &o.Space, &created, &o.Words, &o.TextLen, &o.Live); err != nil {
+			return nil, nil, fmt.Errorf("read %s owners: %w", kind, err)
+		}
+		o.CreatedAt = time.UnixMilli(created)
+		owners[o.ID], texts[o.ID] = o, text
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read %s owners: %w", kind, err)
+	}
+	return owners, texts, nil
+}
+
+// DocumentChunkIDs returns the ids of a document's chunks.
+func (s *Store) DocumentChunkIDs(ctx context.Context, docID int64) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM chunks WHERE doc_id = ? ORDER BY id`, docID)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Posting is one owner holding a term, with how often.
+type Posting struct {
+	ID int64
+	TF int
+}
+
+// Postings returns every owner of kind whose word index holds term (as the index wrote it),
+// in id order, live or not: the caller knows which owners are live. It reads the index's own
+// postings list, one row per occurrence, and never scores.
+func (s *Store) Postings(ctx context.Context, kind, term string) ([]Posting, error) {
+	t := "facts_words_instance"
+	if kind == KindChunk {
+		t = "chunks_words_instance"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT doc FROM `+t+` WHERE term = ?`, term)
+	if err != nil {
+		return nil, fmt.Errorf("read postings of %q: %w", term, err)
+	}
+	defer rows.Close()
+	var out []Posting
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("read postings of %q: %w", term, err)
+		}
+		if n := len(out); n > 0 && out[n-1].ID == id {
+			out[n-1].TF++
+			continue
+		}
+		out = append(out, Posting{ID: id, TF: 1})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read postings of %q: %w", term, err)
+	}
+	return out, nil
+}
+
+// Change is one row of the change log: a fact, chunk or document (every chunk of it) that was
+// written.
+type Change struct {
+	Seq  int64
+	Kind string // KindFact, KindChunk or "document"
+	ID   int64
+}
+
+// ErrChangesPruned: the change log no longer reaches back to the asked sequence; the caller
+// reloads whole.
+var ErrChangesPruned = errors.New("change log pruned")
+
+// ChangesSince returns up to limit changes after seq, oldest first. It returns
+// ErrChangesPruned when changes after seq were pruned away.
+func (s *Store) ChangesSince(ctx context.Context, seq int64, limit int) ([]Change, error) {
+	var out []Change
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var pruned int64
+		err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes_pruned'`).Scan(&pruned)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if pruned > seq {
+			return ErrChangesPruned
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT seq, kind, owner_id FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c Change
+			if err := rows.Scan(&c.Seq, &c.Kind, &c.ID); err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	if errors.Is(err, ErrChangesPruned) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the change log: %w", err)
+	}
+	return out, nil
+}
+
+// LastChange is the newest change's sequence number (0 for none): one index lookup, cheap
+// enough to ask before every recall.
+func (s *Store) LastChange(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read the change log: %w", err)
+	}
+	return seq, nil
+}
+
+// changesKept is how many change rows pruning keeps: a process that falls further behind
+// than that reloads its in-memory indexes whole, which costs less than reading that many
+// changes one by one.
+const changesKept = 20000
+
+// PruneChanges removes all but the newest changesKept rows of the change log, and records
+// how far it pruned: a reader that had seen less than that must reload whole.
+func (s *Store) PruneChanges(ctx context.Context) error {
+	var oldest, last int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM changes`).Scan(&oldest, &last); err != nil {
+		return fmt.Errorf("prune the change log: %w", err)
+	}
+	cut := last - changesKept
+	if cut <= 0 || oldest > cut {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE seq <= ?`, cut); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('changes_pruned', ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, cut)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("prune the change log: %w", err)
+	}
+	return nil
+}
+
+// readTx runs fn in one read transaction: every statement sees the same snapshot.
+func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
