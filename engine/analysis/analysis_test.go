@@ -95,7 +95,7 @@ func TestFold(t *testing.T) {
 		{"ＡＢＣ", "abc"},
 		{"Straße", "strasse"},
 		{"e\u0301", "e"},
-		{"ガ", "ガ"},          // dakuten is meaning, not a diacritic
+		{"ガ", "ガ"}, // dakuten is meaning, not a diacritic
 		{"हिन्दी", "हिन्दी"}, // so are Devanagari vowel signs
 		{"老王", "老王"},
 	}

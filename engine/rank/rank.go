@@ -69,7 +69,7 @@ type Source struct {
 	// terms are among them, and each candidate says which it holds.
 	LexicalTerms []string
 	Lexical      []LexicalList
-	Entity     map[Key]EntityEvidence
+	Entity       map[Key]EntityEvidence
 	// Rare holds the index terms rare in this source: they count twice toward the term bar.
 	Rare map[string]bool
 	// Semantic holds the cosine of candidates above the loosest semantic floor.
