@@ -262,7 +262,11 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		g.source.Candidates[key] = rank.Candidate{CreatedAt: m.CreatedAt, TextLen: m.TextLen, Terms: m.Matched}
 		list.Scores = append(list.Scores, rank.Score{Key: key, Raw: m.Score})
 	}
-	if len(plan.trigram) > 0 {
+	// The trigram index answers what words cannot: a query whose words no text holds, such as
+	// part of an identifier (sqlite of go-sqlite3) or of a word. Where words do match, a
+	// trigram inside a longer word is no evidence for them (control is not controller), and
+	// scored beside the words it cost or did not help on every dev set (doc/retrieval.md).
+	if len(plan.trigram) > 0 && len(words.Matches) == 0 {
 		cands, err := e.match(ctx, kind, store.IndexTrigram, plan.trigram, sc)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,190 @@
+package lexicon
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/store"
+)
+
+func openStore(t *testing.T, path string) *store.Store {
+	t.Helper()
+	words := func(s string) string { w, _ := analysis.IndexText(s); return w }
+	st, err := store.Open(context.Background(), path, store.Options{Words: words, WordCount: analysis.Length, WordsVersion: analysis.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func add(t *testing.T, st *store.Store, space, text string) int64 {
+	t.Helper()
+	id, _, err := st.AddFact(context.Background(), space, store.NewFact{Content: text, Hash: space + "/" + text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func terms(words ...string) []Term {
+	out := make([]Term, len(words))
+	for i, w := range words {
+		out[i] = Term{Text: analysis.Stem(w), Weight: 1}
+	}
+	return out
+}
+
+func ids(ms []Match) []int64 {
+	out := []int64{}
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+// TestSearchScoresBM25WithTheSpacesOwnStatistics checks the numbers: bm25 with k1 1.2, b 0.75
+// and Lucene's idf, over the asked space's own N and average length.
+func TestSearchScoresBM25WithTheSpacesOwnStatistics(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "m.db"))
+	a := add(t, st, "work", "redis port six")
+	b := add(t, st, "work", "redis cluster")
+	add(t, st, "work", "postgres port")
+	add(t, st, "home", "redis at home")
+	x := New(st)
+	res, err := x.Search(ctx, Request{Kind: store.KindFact, Space: "work", Terms: terms("redis", "port"), Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.N != 3 || !cmp.Equal(res.DF, []int{2, 2}) {
+		t.Fatalf("N %d, DF %v; want 3 and [2 2]: the statistics of space work alone", res.N, res.DF)
+	}
+	idf := math.Log(1 + (3-2+0.5)/(2+0.5))
+	avg := (3.0 + 2 + 2) / 3
+	term := func(dl float64) float64 { return idf * 2.2 / (1 + 1.2*(1-0.75+0.75*dl/avg)) }
+	want := map[int64]float64{a: 2 * term(3), b: term(2)}
+	got := map[int64]float64{}
+	for _, m := range res.Matches {
+		got[m.ID] = m.Score
+	}
+	if math.Abs(got[a]-want[a]) > 1e-9 || math.Abs(got[b]-want[b]) > 1e-9 {
+		t.Errorf("scores = %v, want %v", got, want)
+	}
+	if res.Matches[0].ID != a || res.Matches[0].Matched != 0b11 {
+		t.Errorf("best = %+v, want fact %d holding both terms", res.Matches[0], a)
+	}
+	all, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms("redis"), Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.N != 4 || all.DF[0] != 3 || len(all.Matches) != 3 {
+		t.Errorf("every space: N %d, DF %v, %d matches; want 4, [3], 3", all.N, all.DF, len(all.Matches))
+	}
+}
+
+func TestSearchEvidenceTermsNeitherScoreNorFind(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "m.db"))
+	both := add(t, st, "", "python version pinned")
+	add(t, st, "", "version control")
+	x := New(st)
+	res, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: []Term{{Text: "python", Weight: 1}, {Text: "version", Weight: 0}}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 1 || res.Matches[0].ID != both || res.Matches[0].Matched != 0b11 || res.DF[1] != 2 {
+		t.Errorf("matches %+v, DF %v; want only fact %d, holding both terms, and version's df 2", res.Matches, res.DF, both)
+	}
+}
+
+// TestSearchFollowsWritesFromAnotherProcess: a second store on the same file (another
+// process: the CLI beside the app) adds, edits and forgets facts; the index sees each change
+// at its next search, through the change log, with the postings it had cached patched.
+func TestSearchFollowsWritesFromAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	first := add(t, mine, "", "the kubernetes cluster runs in frankfurt")
+	x := New(mine)
+	search := func(word string) []int64 {
+		t.Helper()
+		res, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms(word), Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(res.Matches)
+	}
+	if got := search("kubernetes"); !cmp.Equal(got, []int64{first}) {
+		t.Fatalf("kubernetes = %v, want [%d]", got, first)
+	}
+	second := add(t, other, "", "kubernetes upgrade on friday")
+	if got := search("kubernetes"); len(got) != 2 {
+		t.Errorf("after another process added a fact: kubernetes = %v, want both facts", got)
+	}
+	if _, err := other.EditFact(ctx, second, store.NewFact{Content: "nomad upgrade on friday", Hash: "e"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("kubernetes"); !cmp.Equal(got, []int64{first}) {
+		t.Errorf("after the edit: kubernetes = %v, want [%d]", got, first)
+	}
+	if got := search("nomad"); !cmp.Equal(got, []int64{second}) {
+		t.Errorf("after the edit: nomad = %v, want [%d]", got, second)
+	}
+	if _, err := other.SetFactStatus(ctx, first, store.StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("kubernetes"); len(got) != 0 {
+		t.Errorf("after forgetting: kubernetes = %v, want none", got)
+	}
+	if n, err := x.Stats(ctx, store.KindFact, ""); err != nil || n != 1 {
+		t.Errorf("Stats = %d, %v; want 1 live fact", n, err)
+	}
+}
+
+// TestSearchReloadsAfterManyChanges: past maxIncremental changes (or a pruned log) the index
+// reloads whole and still answers exactly.
+func TestSearchReloadsAfterManyChanges(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	add(t, mine, "", "seed fact about zebras")
+	x := New(mine)
+	if _, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms("zebras"), Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	batch := make([]store.NewFact, maxIncremental+10)
+	for i := range batch {
+		text := fmt.Sprintf("zebra sighting number %d", i)
+		batch[i] = store.NewFact{Content: text, Hash: text}
+	}
+	if _, _, err := other.AddFacts(ctx, "", batch); err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms("zebra"), Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.N != len(batch)+1 || res.DF[0] != len(batch)+1 || len(res.Matches) != 5 {
+		t.Errorf("after %d changes: N %d, DF %v, %d matches; want %d, %d, 5", len(batch), res.N, res.DF, len(res.Matches),
+			len(batch)+1, len(batch)+1)
+	}
+}
+
+func TestBestKeepsTheLimitBestInOrder(t *testing.T) {
+	var ms []Match
+	for i := range 1000 {
+		ms = append(ms, Match{ID: int64(i), Score: float64((i * 7919) % 101)})
+	}
+	got := best(append([]Match(nil), ms...), 10)
+	want := best(append([]Match(nil), ms...), 0)[:10]
+	if diff := cmp.Diff(ids(want), ids(got)); diff != "" {
+		t.Errorf("best 10 (-sorted all +heap):\n%s", diff)
+	}
+}
