@@ -44,29 +44,30 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
 }
 
-// entityLeg finds candidates through the query's anchors: one lookup of the anchors' postings.
-// n is the number of active owners of kind in space.
-func (e *Engine) entityLeg(ctx context.Context, kind, space string, n int, queryEntities []string) (map[rank.Key]rank.EntityEvidence, []string, error) {
+// entityLeg finds candidates through the query's anchors, from the in-memory entity postings,
+// and adds the candidates the lexical leg did not find to g.
+func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string, queryEntities []string) (map[rank.Key]rank.EntityEvidence, []string, error) {
 	if len(queryEntities) == 0 {
 		return nil, nil, nil
 	}
-	df, err := e.st.EntityDF(ctx, kind, space, queryEntities, rank.AnchorCeiling(n))
+	found, err := e.lex.EntitySearch(ctx, kind, space, queryEntities, func(df map[string]int, n int) []string {
+		return rank.Anchors(queryEntities, df, n)
+	}, entityCandidateLimit)
 	if err != nil {
 		return nil, nil, err
 	}
-	anchors := rank.Anchors(queryEntities, df, n)
-	matches, err := e.st.EntityMatches(ctx, kind, space, anchors, entityCandidateLimit)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make(map[rank.Key]rank.EntityEvidence, len(matches))
+	out := make(map[rank.Key]rank.EntityEvidence, len(found.Matches))
 	w := len(queryEntities)
-	for id, m := range matches {
-		if score := rank.AnchoredJaccard(m.Shared, m.Total, w); score > 0 {
-			out[rank.Key{Kind: kind, ID: id}] = rank.EntityEvidence{Score: score, Shared: m.Shared, W: w}
+	for _, m := range found.Matches {
+		if score := rank.AnchoredJaccard(len(m.Shared), m.Total, w); score > 0 {
+			key := rank.Key{Kind: kind, ID: m.ID}
+			out[key] = rank.EntityEvidence{Score: score, Shared: len(m.Shared), W: w, Anchors: m.Shared}
+			if _, ok := g.source.Candidates[key]; !ok {
+				g.source.Candidates[key] = rank.Candidate{CreatedAt: m.CreatedAt, TextLen: m.TextLen}
+			}
 		}
 	}
-	return out, anchors, nil
+	return out, found.Anchors, nil
 }
 
 // SweepReport says what one entity sweep pass did.

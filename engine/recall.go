@@ -152,9 +152,6 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	if err := e.readAnchors(ctx, hits, gathered); err != nil {
-		return RecallResult{}, err
-	}
 	shown, err := e.hits(ctx, hits)
 	if err != nil {
 		return RecallResult{}, err
@@ -267,16 +264,11 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	// trigram inside a longer word is no evidence for them (control is not controller), and
 	// scored beside the words it cost or did not help on every dev set (doc/retrieval.md).
 	if len(plan.trigram) > 0 && len(words.Matches) == 0 {
-		cands, err := e.match(ctx, kind, store.IndexTrigram, plan.trigram, sc)
+		sub, err := e.substrings(ctx, g, kind, plan.trigram, sc)
 		if err != nil {
 			return nil, err
 		}
-		tri := rank.LexicalList{Index: rank.Trigram, Scores: make([]rank.Score, 0, len(cands))}
-		for _, c := range cands {
-			key := e.keep(g, c)
-			tri.Scores = append(tri.Scores, rank.Score{Key: key, Raw: c.BM25})
-		}
-		g.source.Lexical = append(g.source.Lexical, tri)
+		g.source.Lexical = append(g.source.Lexical, sub)
 	}
 	g.source.Lexical = append(g.source.Lexical, list)
 
@@ -286,7 +278,7 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		df[t.Text] = words.DF[i]
 	}
 	g.source.Rare = rank.RareTerms(df, n)
-	if g.source.Entity, g.anchors, err = e.entityLeg(ctx, kind, sc.Space, n, plan.entities); err != nil {
+	if g.source.Entity, g.anchors, err = e.entityLeg(ctx, g, kind, sc.Space, plan.entities); err != nil {
 		return nil, err
 	}
 	g.source.Semantic, g.source.SemanticNoise, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticNoise)
@@ -294,24 +286,13 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		return nil, err
 	}
 	var missing []int64
-	for key := range g.source.Entity {
+	for key := range g.source.Semantic {
 		if _, ok := g.source.Candidates[key]; !ok {
 			missing = append(missing, key.ID)
 		}
 	}
-	for key := range g.source.Semantic {
-		if _, ok := g.source.Candidates[key]; !ok {
-			if _, dup := g.source.Entity[key]; !dup {
-				missing = append(missing, key.ID)
-			}
-		}
-	}
-	more, err := e.st.CandidatesByID(ctx, kind, missing)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range more {
-		e.keep(g, c)
+	for id, o := range e.lex.Describe(kind, missing) {
+		g.source.Candidates[rank.Key{Kind: kind, ID: id}] = rank.Candidate{CreatedAt: o.CreatedAt, TextLen: o.TextLen}
 	}
 	return g, nil
 }
@@ -325,34 +306,27 @@ func (e *Engine) keep(g *gathered, c store.Candidate) rank.Key {
 	return key
 }
 
-func (e *Engine) match(ctx context.Context, kind string, idx store.Index, terms []string, sc store.SearchScope) ([]store.Candidate, error) {
-	expr := query.MatchExpr(terms)
-	if kind == store.KindFact {
-		return e.st.MatchFacts(ctx, idx, expr, sc)
+// substrings is the trigram fallback: the texts holding any of terms as a substring, scored
+// by how many distinct terms each holds and, among equals, by being shorter (the closer
+// match). The index keeps no positions, so each candidate's text is checked here.
+func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms []string, sc store.SearchScope) (rank.LexicalList, error) {
+	list := rank.LexicalList{Index: rank.Trigram}
+	expr := query.TrigramExpr(terms)
+	if expr == "" {
+		return list, nil
 	}
-	return e.st.MatchChunks(ctx, idx, expr, sc)
-}
-
-// readAnchors names the anchors each entity-leg hit shares, read only for the hits returned.
-func (e *Engine) readAnchors(ctx context.Context, hits []rank.Hit, sources []*gathered) error {
-	for _, g := range sources {
-		var ids []int64
-		for _, h := range hits {
-			if h.Key.Kind == g.source.Kind && h.Legs.Entity > 0 {
-				ids = append(ids, h.Key.ID)
-			}
-		}
-		shared, err := e.st.SharedEntities(ctx, g.source.Kind, ids, g.anchors)
-		if err != nil {
-			return err
-		}
-		for i := range hits {
-			if hits[i].Key.Kind == g.source.Kind {
-				hits[i].Anchors = shared[hits[i].Key.ID]
-			}
-		}
+	cands, err := e.st.TrigramCandidates(ctx, kind, expr, sc)
+	if err != nil {
+		return list, err
 	}
-	return nil
+	for _, c := range cands {
+		n := len(query.Matched(c.Text, terms))
+		if n == 0 {
+			continue // its trigrams are there, scattered; the substring is not
+		}
+		list.Scores = append(list.Scores, rank.Score{Key: e.keep(g, c), Raw: float64(n) + 1/float64(2+len([]rune(c.Text)))})
+	}
+	return list, nil
 }
 
 // hits reads the rows of the ranked hits and makes them the hits the surfaces show.

@@ -118,40 +118,63 @@ const rememberBatchSize = 500
 // RememberBatch adds many facts to one space, several hundred per transaction: the way to
 // load a corpus. Results are in input order; a text that fails normalization gets the
 // error in its result and the rest are still written. Progress, when set, gets the number
-// of texts done after each transaction.
+// of texts done after each transaction. The next batch's entities are extracted while the
+// current one is written, so extraction (on every core) and SQLite overlap.
 func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string, progress func(done int)) ([]RememberBatchResult, error) {
 	space, err := validSpace(space)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]RememberBatchResult, len(texts))
-	for start := 0; start < len(texts); start += rememberBatchSize {
-		end := min(start+rememberBatchSize, len(texts))
-		var batch []store.NewFact
-		var at []int
-		for i := start; i < end; i++ {
-			text, err := NormalizeFact(texts[i])
-			if err != nil {
-				out[i].Err = err.Error()
-				continue
+	type prepared struct {
+		start, end int
+		facts      []store.NewFact
+		at         []int // the input position of each fact
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan prepared, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(batches)
+		for start := 0; start < len(texts); start += rememberBatchSize {
+			p := prepared{start: start, end: min(start+rememberBatchSize, len(texts))}
+			for i := p.start; i < p.end; i++ {
+				text, err := NormalizeFact(texts[i])
+				if err != nil {
+					out[i].Err = err.Error()
+					continue
+				}
+				p.facts = append(p.facts, store.NewFact{Content: text, Hash: contentHash(text), Triples: extractTriples(text)})
+				p.at = append(p.at, i)
 			}
-			batch = append(batch, store.NewFact{Content: text, Hash: contentHash(text), Triples: extractTriples(text)})
-			at = append(at, i)
+			e.extractBatch(p.facts)
+			select {
+			case batches <- p:
+			case <-ctx.Done():
+				return
+			}
 		}
-		e.extractBatch(batch)
-		ids, dups, err := e.st.AddFacts(ctx, space, batch)
+	})
+	defer wg.Wait()
+	for p := range batches {
+		ids, dups, err := e.st.AddFacts(ctx, space, p.facts)
 		if err != nil {
-			return out[:start], err
+			cancel()
+			return out[:p.start], err
 		}
-		for j, i := range at {
+		for j, i := range p.at {
 			out[i].FactID, out[i].Status = ids[j], StatusAdded
 			if dups[j] {
 				out[i].Status = StatusDuplicate
 			}
 		}
 		if progress != nil {
-			progress(end)
+			progress(p.end)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

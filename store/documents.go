@@ -88,10 +88,6 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 			outcome = ImportUnchanged
 			return nil
 		default:
-			if _, err := tx.ExecContext(ctx,
-				`DELETE FROM entities WHERE owner_kind = 'chunk' AND owner_id IN (SELECT id FROM chunks WHERE doc_id = ?)`, id); err != nil {
-				return err
-			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_id = ?`, id); err != nil {
 				return err
 			}
@@ -112,23 +108,22 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 
 func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) error {
 	stmt, err := tx.PrepareContext(ctx,
-		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end, entity_rules, entity_ids, entity_count, wlen)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, memdesk_wlen(?3))`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
+	in := newInterner(tx)
+	defer in.close()
 	for _, c := range chunks {
-		res, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
-			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd)
+		ents, err := in.columns(ctx, c.Entities)
 		if err != nil {
-			return fmt.Errorf("chunk %d: %w", c.Ordinal, err)
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		if err := putEntities(ctx, tx, KindChunk, id, c.Entities); err != nil {
 			return fmt.Errorf("chunk %d entities: %w", c.Ordinal, err)
+		}
+		if _, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
+			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd, ents.rules, ents.ids, ents.count); err != nil {
+			return fmt.Errorf("chunk %d: %w", c.Ordinal, err)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,26 +25,168 @@ func ownerTable(kind string) string {
 	return "facts"
 }
 
-// putEntities replaces an owner's entity rows and stamps the owner, inside tx.
-func putEntities(ctx context.Context, tx *sql.Tx, kind string, id int64, ents *Entities) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE owner_kind = ? AND owner_id = ?`, kind, id); err != nil {
+// putEntities replaces an owner's entities and stamps the owner, inside tx; in interns the
+// names. A nil ents stamps the owner pending (version 0, no entities).
+func putEntities(ctx context.Context, tx *sql.Tx, in *interner, kind string, id int64, ents *Entities) error {
+	c, err := in.columns(ctx, ents)
+	if err != nil {
 		return err
 	}
-	version := 0
-	if ents != nil {
-		version = ents.Version
-		for _, name := range ents.Names {
-			if _, err := tx.ExecContext(ctx,
-				`INSERT OR IGNORE INTO entities(owner_kind, owner_id, entity, rules_version) VALUES (?, ?, ?, ?)`,
-				kind, id, name, ents.Version); err != nil {
-				return err
-			}
+	_, err = tx.ExecContext(ctx, `UPDATE `+ownerTable(kind)+` SET entity_rules = ?, entity_ids = ?, entity_count = ? WHERE id = ?`,
+		c.rules, c.ids, c.count, id)
+	return err
+}
+
+// entityColumns are an owner's entity columns as written: the rules stamp (0: pending), the
+// name ids' blob (nil: none) and their count.
+type entityColumns struct {
+	rules int
+	ids   []byte
+	count int
+}
+
+// columns interns ents' names and returns the owner's entity columns.
+func (in *interner) columns(ctx context.Context, ents *Entities) (entityColumns, error) {
+	if ents == nil {
+		return entityColumns{}, nil
+	}
+	ids, err := in.ids(ctx, ents.Names)
+	if err != nil {
+		return entityColumns{}, err
+	}
+	return entityColumns{rules: ents.Version, ids: EncodeIDs(ids), count: len(ids)}, nil
+}
+
+// interner gives entity names their ids inside one write transaction, adding the names it has
+// not seen. Ids are never reused (names are never deleted), but one seen in a transaction that
+// rolls back is gone, so the cache lives no longer than the transaction.
+type interner struct {
+	tx       *sql.Tx
+	sel, ins *sql.Stmt
+	known    map[string]int64
+}
+
+func newInterner(tx *sql.Tx) *interner { return &interner{tx: tx, known: map[string]int64{}} }
+
+// ids returns the ids of names, in order, repeats dropped.
+func (in *interner) ids(ctx context.Context, names []string) ([]int64, error) {
+	out := make([]int64, 0, len(names))
+	seen := make(map[int64]bool, len(names))
+	for _, name := range names {
+		id, err := in.id(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE `+ownerTable(kind)+` SET entity_rules = ?,
-		entity_count = (SELECT count(*) FROM entities WHERE owner_kind = ? AND owner_id = ?) WHERE id = ?`,
-		version, kind, id, id)
-	return err
+	return out, nil
+}
+
+func (in *interner) id(ctx context.Context, name string) (int64, error) {
+	if id, ok := in.known[name]; ok {
+		return id, nil
+	}
+	var err error
+	if in.sel == nil {
+		if in.sel, err = in.tx.PrepareContext(ctx, `SELECT id FROM entity_names WHERE name = ?`); err != nil {
+			return 0, err
+		}
+		if in.ins, err = in.tx.PrepareContext(ctx, `INSERT INTO entity_names(name) VALUES (?)`); err != nil {
+			return 0, err
+		}
+	}
+	var id int64
+	err = in.sel.QueryRowContext(ctx, name).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		res, ierr := in.ins.ExecContext(ctx, name)
+		if ierr != nil {
+			return 0, ierr
+		}
+		id, err = res.LastInsertId()
+	}
+	if err != nil {
+		return 0, err
+	}
+	in.known[name] = id
+	return id, nil
+}
+
+func (in *interner) close() {
+	if in.sel != nil {
+		in.sel.Close()
+		in.ins.Close()
+	}
+}
+
+// EncodeIDs is the blob form of a list of ids: uvarints.
+func EncodeIDs(ids []int64) []byte {
+	b := make([]byte, 0, len(ids)*3)
+	for _, id := range ids {
+		b = binary.AppendUvarint(b, uint64(id))
+	}
+	return b
+}
+
+// DecodeIDs reads a blob written by EncodeIDs; a truncated tail is ignored.
+func DecodeIDs(b []byte) []int64 {
+	var out []int64
+	for len(b) > 0 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			break
+		}
+		out = append(out, int64(v))
+		b = b[n:]
+	}
+	return out
+}
+
+// EntityNameIDs returns the ids of the names the store has ever stored (a name it has not is
+// missing from the result: no owner carries it).
+func (s *Store) EntityNameIDs(ctx context.Context, names []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT name, id FROM entity_names WHERE name IN (SELECT value FROM json_each(?))`, stringsJSON(names))
+	if err != nil {
+		return nil, fmt.Errorf("read entity names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var id int64
+		if err := rows.Scan(&name, &id); err != nil {
+			return nil, fmt.Errorf("read entity names: %w", err)
+		}
+		out[name] = id
+	}
+	return out, rows.Err()
+}
+
+// EntityNames returns the names of ids.
+func (s *Store) EntityNames(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name FROM entity_names WHERE id IN (SELECT value FROM json_each(?))`, int64sJSON(ids))
+	if err != nil {
+		return nil, fmt.Errorf("read entity names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("read entity names: %w", err)
+		}
+		out[id] = name
+	}
+	return out, rows.Err()
 }
 
 // StaleOwner is a fact or chunk whose entities were made by another rules version (or never).
@@ -97,7 +240,11 @@ var ErrChanged = errors.New("changed meanwhile")
 // SetEntities writes an owner's entities in its own short transaction, but only if its text
 // is still text: a concurrent edit wins, and the sweep picks the row up again.
 func (s *Store) SetEntities(ctx context.Context, kind string, id int64, text string, ents Entities) error {
-	err := s.writeIfUnchanged(ctx, kind, id, text, func(tx *sql.Tx) error { return putEntities(ctx, tx, kind, id, &ents) })
+	err := s.writeIfUnchanged(ctx, kind, id, text, func(tx *sql.Tx) error {
+		in := newInterner(tx)
+		defer in.close()
+		return putEntities(ctx, tx, in, kind, id, &ents)
+	})
 	if err != nil {
 		return fmt.Errorf("store entities of %s %d: %w", kind, id, err)
 	}
@@ -122,121 +269,6 @@ func (s *Store) writeIfUnchanged(ctx context.Context, kind string, id int64, tex
 		}
 		return put(tx)
 	})
-}
-
-// scopeJoin joins entity rows to their owners and keeps active ones of space ("" for every
-// space). The space test is only written when there is one, so SQLite can use the index.
-func scopeJoin(kind, space string) (string, []any) {
-	if kind == KindChunk {
-		q := ` JOIN chunks c ON c.id = e.owner_id JOIN documents d ON d.id = c.doc_id WHERE e.owner_kind = 'chunk'`
-		if space == "" {
-			return q, nil
-		}
-		return q + ` AND d.space = ?`, []any{space}
-	}
-	q := ` JOIN facts f ON f.id = e.owner_id WHERE e.owner_kind = 'fact' AND f.status = 'active'`
-	if space == "" {
-		return q, nil
-	}
-	return q + ` AND f.space = ?`, []any{space}
-}
-
-// OwnerCount is the number of active facts (or chunks) in space ("" for every space): the N
-// an entity's document frequency is measured against.
-func (s *Store) OwnerCount(ctx context.Context, kind, space string) (int, error) {
-	q, args := `SELECT count(*) FROM facts WHERE status = 'active'`, []any{}
-	if kind == KindChunk {
-		q = `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1`
-		if space != "" {
-			q, args = q+` AND d.space = ?`, []any{space}
-		}
-	} else if space != "" {
-		q, args = q+` AND space = ?`, []any{space}
-	}
-	var n int
-	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count %s owners: %w", kind, err)
-	}
-	return n, nil
-}
-
-// EntityDF counts, for each name, the active owners of kind in space that carry it, but
-// stops counting at limit+1: the caller only asks whether a name is rare enough, and a
-// common one ("python" in every other fact) would otherwise cost a walk of all its rows.
-func (s *Store) EntityDF(ctx context.Context, kind, space string, names []string, limit int) (map[string]int, error) {
-	join, args := scopeJoin(kind, space)
-	df := make(map[string]int, len(names))
-	for _, name := range names {
-		var n int
-		q := `SELECT count(*) FROM (SELECT 1 FROM entities e` + join + ` AND e.entity = ? LIMIT ?)`
-		if err := s.db.QueryRowContext(ctx, q, append(append([]any{}, args...), name, limit+1)...).Scan(&n); err != nil {
-			return nil, fmt.Errorf("entity frequency: %w", err)
-		}
-		df[name] = n
-	}
-	return df, nil
-}
-
-// EntityMatch is one owner carrying some of the asked anchors.
-type EntityMatch struct {
-	Shared int // how many of the anchors it carries
-	Total  int // how many entities it has
-}
-
-// EntityMatches returns the active owners of kind in space carrying any of anchors, at most
-// limit of them, those sharing the most first. It reads only the anchors' postings.
-func (s *Store) EntityMatches(ctx context.Context, kind, space string, anchors []string, limit int) (map[int64]EntityMatch, error) {
-	if len(anchors) == 0 {
-		return nil, nil
-	}
-	owner := "f"
-	if kind == KindChunk {
-		owner = "c"
-	}
-	join, args := scopeJoin(kind, space)
-	rows, err := s.db.QueryContext(ctx, `SELECT e.owner_id, count(*), `+owner+`.entity_count FROM entities e`+join+`
-		AND e.entity IN (SELECT value FROM json_each(?))
-		GROUP BY e.owner_id ORDER BY count(*) DESC, e.owner_id LIMIT ?`,
-		append(args, stringsJSON(anchors), limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("entity candidates: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64]EntityMatch{}
-	for rows.Next() {
-		var id int64
-		var m EntityMatch
-		if err := rows.Scan(&id, &m.Shared, &m.Total); err != nil {
-			return nil, fmt.Errorf("entity candidates: %w", err)
-		}
-		out[id] = m
-	}
-	return out, rows.Err()
-}
-
-// SharedEntities returns, per owner, which of names it carries: the explanation of a few
-// entity-leg hits.
-func (s *Store) SharedEntities(ctx context.Context, kind string, ids []int64, names []string) (map[int64][]string, error) {
-	if len(ids) == 0 || len(names) == 0 {
-		return nil, nil
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT owner_id, entity FROM entities
-		WHERE owner_kind = ? AND owner_id IN (SELECT value FROM json_each(?)) AND entity IN (SELECT value FROM json_each(?))
-		ORDER BY owner_id, entity`, kind, int64sJSON(ids), stringsJSON(names))
-	if err != nil {
-		return nil, fmt.Errorf("shared entities: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64][]string{}
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("shared entities: %w", err)
-		}
-		out[id] = append(out[id], name)
-	}
-	return out, rows.Err()
 }
 
 // CandidatesByID reads facts or chunks by id as search candidates (no bm25).

@@ -64,20 +64,26 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 		if existing != 0 {
 			id, duplicate = existing, true
 		} else {
+			in := newInterner(tx)
+			defer in.close()
+			ents, err := in.columns(ctx, f.Entities)
+			if err != nil {
+				return err
+			}
 			now := nowMillis()
-			res, err := tx.ExecContext(ctx,
-				`INSERT INTO facts(space, content, hash, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
-				space, f.Content, f.Hash, now, now)
+			res, err := tx.ExecContext(ctx, insertFact, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count, tripleRules(f.Triples))
 			if err != nil {
 				return err
 			}
 			if id, err = res.LastInsertId(); err != nil {
 				return err
 			}
-			if err := putEntities(ctx, tx, KindFact, id, f.Entities); err != nil {
+			ins, err := tx.PrepareContext(ctx, insertTripleRow)
+			if err != nil {
 				return err
 			}
-			if err := putTriples(ctx, tx, id, f.Triples); err != nil {
+			defer ins.Close()
+			if err := insertTriples(ctx, ins, id, f.Triples); err != nil {
 				return err
 			}
 		}
@@ -91,6 +97,11 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 	}
 	return id, duplicate, nil
 }
+
+// insertFact writes a new active fact with its entities and its length in index terms, in
+// one row write: the triggers then index it.
+const insertFact = `INSERT INTO facts(space, content, hash, status, created_at, updated_at, entity_rules, entity_ids, entity_count, triple_rules, wlen)
+	VALUES (?1, ?2, ?3, 'active', ?4, ?5, ?6, ?7, ?8, ?9, memdesk_wlen(?2))`
 
 // NewFact is one fact of a batch write.
 type NewFact struct {
@@ -109,15 +120,26 @@ type NewFact struct {
 func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (ids []int64, duplicate []bool, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		ids, duplicate = make([]int64, len(facts)), make([]bool, len(facts))
-		stmt, err := tx.PrepareContext(ctx,
-			`INSERT INTO facts(space, content, hash, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`)
+		stmt, err := tx.PrepareContext(ctx, insertFact)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
+		byHash, err := tx.PrepareContext(ctx, activeByHashQuery)
+		if err != nil {
+			return err
+		}
+		defer byHash.Close()
+		triples, err := tx.PrepareContext(ctx, insertTripleRow)
+		if err != nil {
+			return err
+		}
+		defer triples.Close()
+		in := newInterner(tx)
+		defer in.close()
 		now := nowMillis()
 		for i, f := range facts {
-			existing, err := activeByHash(ctx, tx, space, f.Hash)
+			existing, err := scanID(byHash.QueryRowContext(ctx, space, f.Hash))
 			if err != nil {
 				return err
 			}
@@ -125,17 +147,18 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 				ids[i], duplicate[i] = existing, true
 				continue
 			}
-			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, now, now)
+			ents, err := in.columns(ctx, f.Entities)
+			if err != nil {
+				return err
+			}
+			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count, tripleRules(f.Triples))
 			if err != nil {
 				return err
 			}
 			if ids[i], err = res.LastInsertId(); err != nil {
 				return err
 			}
-			if err := putEntities(ctx, tx, KindFact, ids[i], f.Entities); err != nil {
-				return err
-			}
-			if err := putTriples(ctx, tx, ids[i], f.Triples); err != nil {
+			if err := insertTriples(ctx, triples, ids[i], f.Triples); err != nil {
 				return err
 			}
 		}
@@ -147,10 +170,17 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 	return ids, duplicate, nil
 }
 
+// activeByHashQuery finds the active fact of a space with a content hash.
+const activeByHashQuery = `SELECT id FROM facts WHERE space = ? AND hash = ? AND status = 'active'`
+
 func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, error) {
+	return scanID(tx.QueryRowContext(ctx, activeByHashQuery, space, hash))
+}
+
+// scanID reads one id, 0 when there is no row.
+func scanID(row *sql.Row) (int64, error) {
 	var id int64
-	err := tx.QueryRowContext(ctx,
-		`SELECT id FROM facts WHERE space = ? AND hash = ? AND status = 'active'`, space, hash).Scan(&id)
+	err := row.Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -182,12 +212,14 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 				return &DuplicateError{ExistingID: other}
 			}
 		}
-		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?, hash = ?, updated_at = ? WHERE id = ?`,
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, hash = ?2, updated_at = ?3, wlen = memdesk_wlen(?1) WHERE id = ?4`,
 			content, hash, nowMillis(), id); err != nil {
 			return err
 		}
 		changed = true
-		if err := putEntities(ctx, tx, KindFact, id, nf.Entities); err != nil {
+		in := newInterner(tx)
+		defer in.close()
+		if err := putEntities(ctx, tx, in, KindFact, id, nf.Entities); err != nil {
 			return err
 		}
 		return putTriples(ctx, tx, id, nf.Triples)

@@ -25,6 +25,31 @@ type Triples struct {
 }
 
 // putTriples replaces a fact's triples and stamps the fact, inside tx.
+// insertTripleRow writes one statement of a fact.
+const insertTripleRow = `INSERT INTO triples(fact_id, ordinal, subject, predicate, object, negated) VALUES (?, ?, ?, ?, ?, ?)`
+
+// insertTriples writes the statements of a fact just inserted (stamped in its insert) with
+// ins, a prepared insertTripleRow.
+func insertTriples(ctx context.Context, ins *sql.Stmt, factID int64, ts *Triples) error {
+	if ts == nil {
+		return nil
+	}
+	for i, t := range ts.List {
+		if _, err := ins.ExecContext(ctx, factID, i, t.Subject, t.Predicate, t.Object, t.Negated); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tripleRules is the stamp a fact's statements are written with (0: pending).
+func tripleRules(ts *Triples) int {
+	if ts == nil {
+		return 0
+	}
+	return ts.Version
+}
+
 func putTriples(ctx context.Context, tx *sql.Tx, factID int64, ts *Triples) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM triples WHERE fact_id = ?`, factID); err != nil {
 		return err

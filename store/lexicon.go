@@ -23,15 +23,17 @@ type Owner struct {
 	// Live is false for a fact that is not active and for a chunk of a document that is not
 	// in a person's space (staged or retired): neither may be found.
 	Live bool
+	// Entities are the ids of its entity names (EntityNameIDs), nil while pending.
+	Entities []int64
 }
 
 // ownerSelect reads the owners of kind, without their text; the caller appends the WHERE.
 func ownerSelect(kind string) string {
 	if kind == KindChunk {
-		return `SELECT c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `
+		return `SELECT c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, c.entity_ids
 			FROM chunks c JOIN documents d ON d.id = c.doc_id`
 	}
-	return `SELECT f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active' FROM facts f`
+	return `SELECT f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active', f.entity_ids FROM facts f`
 }
 
 func scanOwners(rows *sql.Rows, fn func(Owner)) error {
@@ -39,10 +41,12 @@ func scanOwners(rows *sql.Rows, fn func(Owner)) error {
 	for rows.Next() {
 		var o Owner
 		var created int64
-		if err := rows.Scan(&o.ID, &o.Space, &created, &o.Words, &o.TextLen, &o.Live); err != nil {
+		var ents []byte
+		if err := rows.Scan(&o.ID, &o.Space, &created, &o.Words, &o.TextLen, &o.Live, &ents); err != nil {
 			return err
 		}
 		o.CreatedAt = time.UnixMilli(created)
+		o.Entities = DecodeIDs(ents)
 		fn(o)
 	}
 	return rows.Err()
@@ -78,10 +82,10 @@ func (s *Store) OwnersByID(ctx context.Context, kind string, ids []int64) (map[i
 	if len(ids) == 0 {
 		return owners, texts, nil
 	}
-	q := `SELECT f.content, f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active'
+	q := `SELECT f.content, f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active', f.entity_ids
 		FROM facts f WHERE f.id IN (SELECT value FROM json_each(?))`
 	if kind == KindChunk {
-		q = `SELECT c.text, c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `
+		q = `SELECT c.text, c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, c.entity_ids
 			FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`
 	}
 	rows, err := s.db.QueryContext(ctx, q, int64sJSON(ids))
@@ -93,10 +97,12 @@ func (s *Store) OwnersByID(ctx context.Context, kind string, ids []int64) (map[i
 		var o Owner
 		var text string
 		var created int64
-		if err := rows.Scan(&text, &o.ID, &o.Space, &created, &o.Words, &o.TextLen, &o.Live); err != nil {
+		var ents []byte
+		if err := rows.Scan(&text, &o.ID, &o.Space, &created, &o.Words, &o.TextLen, &o.Live, &ents); err != nil {
 			return nil, nil, fmt.Errorf("read %s owners: %w", kind, err)
 		}
 		o.CreatedAt = time.UnixMilli(created)
+		o.Entities = DecodeIDs(ents)
 		owners[o.ID], texts[o.ID] = o, text
 	}
 	if err := rows.Err(); err != nil {

@@ -12,6 +12,8 @@ import (
 type migration struct {
 	name string
 	sql  string
+	// then, when set, runs after sql in the same transaction: a step SQL alone cannot say.
+	then func(ctx context.Context, tx *sql.Tx) error
 }
 
 // migrations is the schema history; append only. SchemaVersion is its length.
@@ -23,6 +25,7 @@ var migrations = []migration{
 	{name: "vector upkeep triggers", sql: schemaV5},
 	{name: "triples, supersession links and dismissed contradictions", sql: schemaV6},
 	{name: "word indexes of the engine's own terms, text lengths and the change log", sql: schemaV7},
+	{name: "entity names stored once, trigram index without positions", sql: schemaV8, then: internEntities},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -203,6 +206,11 @@ func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err 
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migrate to version %d (%s): %w", version+1, m.name, err)
 		}
+		if m.then != nil {
+			if err := m.then(ctx, tx); err != nil {
+				return fmt.Errorf("migrate to version %d (%s): %w", version+1, m.name, err)
+			}
+		}
 		// PRAGMA takes no bound parameters; version is an int we computed.
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, version+1)); err != nil {
 			return fmt.Errorf("set schema version %d: %w", version+1, err)
@@ -379,3 +387,116 @@ END;
 CREATE VIRTUAL TABLE facts_words_instance USING fts5vocab(facts_words, instance);
 CREATE VIRTUAL TABLE chunks_words_instance USING fts5vocab(chunks_words, instance);
 `
+
+// Entity names are stored once, in entity_names, and each owner keeps the ids of its
+// entities in one blob (entity_ids, uvarints in extraction order): the entities table stored
+// every name again per owner, twice (table and index), 4.4x the text it came from. Nothing
+// searches entities in SQL any more: the engine holds their postings in memory, built from the
+// blobs and kept in step through the change log (which now also follows entity_ids).
+//
+// The writes that store a text set its length (wlen) themselves, in the same row write; the
+// triggers that did it with a second write per row are dropped.
+//
+// The trigram index keeps no positions (detail=none): it only answers substring fallbacks,
+// which the engine checks against the text, and without positions it is a third of the size.
+const schemaV8 = `
+CREATE TABLE entity_names (
+	id   INTEGER PRIMARY KEY,
+	name TEXT    NOT NULL UNIQUE
+);
+ALTER TABLE facts  ADD COLUMN entity_ids BLOB;
+ALTER TABLE chunks ADD COLUMN entity_ids BLOB;
+
+DROP TRIGGER facts_wlen_insert;
+DROP TRIGGER facts_wlen_update;
+DROP TRIGGER chunks_wlen_insert;
+DROP TRIGGER chunks_wlen_update;
+
+DROP TRIGGER facts_changes_update;
+CREATE TRIGGER facts_changes_update AFTER UPDATE OF content, status, space, entity_rules, entity_ids ON facts BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('fact', new.id);
+END;
+DROP TRIGGER chunks_changes_update;
+CREATE TRIGGER chunks_changes_update AFTER UPDATE OF text, entity_rules, entity_ids ON chunks BEGIN
+	INSERT INTO changes(kind, owner_id) VALUES ('chunk', new.id);
+END;
+
+DROP TRIGGER facts_fts_insert;
+DROP TRIGGER facts_fts_update;
+DROP TRIGGER facts_fts_delete;
+DROP TABLE facts_fts;
+CREATE VIRTUAL TABLE facts_fts USING fts5(content, content='', contentless_delete=1, tokenize='trigram', detail=none);
+INSERT INTO facts_fts(rowid, content) SELECT id, content FROM facts WHERE status = 'active';
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, status ON facts BEGIN
+	DELETE FROM facts_fts WHERE rowid = old.id;
+	INSERT INTO facts_fts(rowid, content) SELECT new.id, new.content WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM facts_fts WHERE rowid = old.id;
+END;
+
+DROP TRIGGER chunks_fts_insert;
+DROP TRIGGER chunks_fts_update;
+DROP TRIGGER chunks_fts_delete;
+DROP TABLE chunks_fts;
+CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='', contentless_delete=1, tokenize='trigram', detail=none);
+INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks;
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+	DELETE FROM chunks_fts WHERE rowid = old.id;
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+	DELETE FROM chunks_fts WHERE rowid = old.id;
+END;
+`
+
+// internEntities moves the entities table's rows into entity_names and the owners' blobs,
+// then drops the table.
+func internEntities(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT owner_kind, owner_id, entity FROM entities ORDER BY owner_kind, owner_id, entity`)
+	if err != nil {
+		return err
+	}
+	type owner struct {
+		kind string
+		id   int64
+	}
+	byOwner := map[owner][]string{}
+	var order []owner
+	for rows.Next() {
+		var o owner
+		var name string
+		if err := rows.Scan(&o.kind, &o.id, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		if _, ok := byOwner[o]; !ok {
+			order = append(order, o)
+		}
+		byOwner[o] = append(byOwner[o], name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	in := newInterner(tx)
+	defer in.close()
+	for _, o := range order {
+		ids, err := in.ids(ctx, byOwner[o])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE `+ownerTable(o.kind)+` SET entity_ids = ?, entity_count = ? WHERE id = ?`,
+			EncodeIDs(ids), len(ids), o.id); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE entities`)
+	return err
+}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -70,6 +69,36 @@ func (i Index) table(kind string) string {
 	}
 }
 
+// TrigramCandidates runs an FTS5 MATCH expression over the trigram index of kind and returns
+// the owners it matches, newest first, at most sc.Limit: the index keeps no positions, so the
+// expression is of single trigrams (ANDed per substring) and what it matches may not hold
+// the substring; the caller checks the text. The caller builds match from quoted trigrams;
+// user text must never reach it unquoted.
+func (s *Store) TrigramCandidates(ctx context.Context, kind, match string, sc SearchScope) ([]Candidate, error) {
+	if kind == KindChunk {
+		rows, err := s.db.QueryContext(ctx, `
+			SELECT `+chunkCandidateColumns+`, 0.0
+			FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id
+			WHERE chunks_fts MATCH ? AND `+notReserved+` AND (? = '' OR d.space = ?)
+			ORDER BY c.id DESC LIMIT ?`,
+			match, sc.Space, sc.Space, sc.limit())
+		if err != nil {
+			return nil, fmt.Errorf("search knowledge by substring: %w", err)
+		}
+		return scanChunkCandidates(rows)
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT f.id, f.content, f.space, f.created_at, 0.0
+		FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND (? = '' OR f.space = ?)
+		ORDER BY f.id DESC LIMIT ?`,
+		match, sc.Space, sc.Space, sc.limit())
+	if err != nil {
+		return nil, fmt.Errorf("search facts by substring: %w", err)
+	}
+	return scanFactCandidates(rows)
+}
+
 // MatchFacts runs an FTS5 MATCH expression over active facts in one index, best bm25 first.
 // The caller builds match from quoted terms; user text must never reach it unquoted.
 func (s *Store) MatchFacts(ctx context.Context, idx Index, match string, sc SearchScope) ([]Candidate, error) {
@@ -82,25 +111,6 @@ func (s *Store) MatchFacts(ctx context.Context, idx Index, match string, sc Sear
 		match, sc.Space, sc.Space, sc.limit())
 	if err != nil {
 		return nil, fmt.Errorf("search facts: %w", err)
-	}
-	return scanFactCandidates(rows)
-}
-
-// SubstringFacts finds active facts containing any of terms literally (LIKE, so ASCII case
-// is ignored), newest first. It serves queries too short for the trigram index.
-func (s *Store) SubstringFacts(ctx context.Context, terms []string, sc SearchScope) ([]Candidate, error) {
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	cond, args := likeAny("f.content", terms)
-	args = append(args, sc.Space, sc.Space, sc.limit())
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT f.id, f.content, f.space, f.created_at, 0.0
-		FROM facts f
-		WHERE f.status = 'active' AND (`+cond+`) AND (? = '' OR f.space = ?)
-		ORDER BY f.id DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search facts by substring: %w", err)
 	}
 	return scanFactCandidates(rows)
 }
@@ -138,29 +148,11 @@ func (s *Store) MatchChunks(ctx context.Context, idx Index, match string, sc Sea
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT `+chunkCandidateColumns+`, -bm25(`+t+`)
 		FROM `+t+` JOIN chunks c ON c.id = `+t+`.rowid JOIN documents d ON d.id = c.doc_id
-		WHERE `+t+` MATCH ? AND (? = '' OR d.space = ?)
+		WHERE `+t+` MATCH ? AND `+notReserved+` AND (? = '' OR d.space = ?)
 		ORDER BY bm25(`+t+`), c.id LIMIT ?`,
 		match, sc.Space, sc.Space, sc.limit())
 	if err != nil {
 		return nil, fmt.Errorf("search knowledge: %w", err)
-	}
-	return scanChunkCandidates(rows)
-}
-
-// SubstringChunks is SubstringFacts over knowledge chunks.
-func (s *Store) SubstringChunks(ctx context.Context, terms []string, sc SearchScope) ([]Candidate, error) {
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	cond, args := likeAny("c.text", terms)
-	args = append(args, sc.Space, sc.Space, sc.limit())
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT `+chunkCandidateColumns+`, 0.0
-		FROM chunks c JOIN documents d ON d.id = c.doc_id
-		WHERE (`+cond+`) AND (? = '' OR d.space = ?)
-		ORDER BY c.id DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search knowledge by substring: %w", err)
 	}
 	return scanChunkCandidates(rows)
 }
@@ -182,15 +174,4 @@ func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 		return nil, fmt.Errorf("read knowledge candidates: %w", err)
 	}
 	return out, nil
-}
-
-// likeAny builds "col LIKE ? OR col LIKE ? ..." with every term escaped and bound.
-func likeAny(column string, terms []string) (string, []any) {
-	parts := make([]string, len(terms))
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		parts[i] = column + ` LIKE '%' || ? || '%' ESCAPE '\'`
-		args[i] = EscapeLike(t)
-	}
-	return strings.Join(parts, " OR "), args
 }

@@ -125,17 +125,13 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 	return id, outcome, nil
 }
 
-// removeInPieces deletes a document's chunks (and their entity rows; the triggers take their
-// index entries and vectors) stagedChunks at a time, then the document row.
+// removeInPieces deletes a document's chunks (the triggers take their index entries and
+// vectors) stagedChunks at a time, then the document row.
 func (s *Store) removeInPieces(ctx context.Context, docID int64) error {
 	for {
 		var n int64
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			const piece = `SELECT id FROM chunks WHERE doc_id = ? ORDER BY id LIMIT ?`
-			if _, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE owner_kind = 'chunk' AND owner_id IN (`+piece+`)`,
-				docID, stagedChunks); err != nil {
-				return err
-			}
 			res, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id IN (`+piece+`)`, docID, stagedChunks)
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,11 +72,11 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Errorf("version after Open = %d (%v), want %d", v, err, SchemaVersion())
 			}
 			if from >= 1 {
-				for _, idx := range []Index{IndexTrigram, IndexWords} {
-					got, err := s.MatchFacts(ctx, idx, `"old fact"`, SearchScope{})
-					if err != nil || len(got) != 1 {
-						t.Errorf("fact written at v%d: MatchFacts(index %d) = %v, %v; want 1 hit", from, idx, got, err)
-					}
+				if got, err := s.MatchFacts(ctx, IndexWords, `"old fact"`, SearchScope{}); err != nil || len(got) != 1 {
+					t.Errorf("fact written at v%d: words MatchFacts = %v, %v; want 1 hit", from, got, err)
+				}
+				if got, err := s.TrigramCandidates(ctx, KindFact, `"old" AND "fac"`, SearchScope{}); err != nil || len(got) != 1 {
+					t.Errorf("fact written at v%d: TrigramCandidates = %v, %v; want 1 hit", from, got, err)
 				}
 			}
 			if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
@@ -120,7 +121,7 @@ func TestFactLifecycle(t *testing.T) {
 
 	search := func(match string) []int64 {
 		t.Helper()
-		got, err := s.MatchFacts(ctx, IndexTrigram, match, SearchScope{Space: "default"})
+		got, err := s.MatchFacts(ctx, IndexWords, match, SearchScope{Space: "default"})
 		if err != nil {
 			t.Fatalf("MatchFacts(%s): %v", match, err)
 		}
@@ -270,10 +271,10 @@ func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
 	if err != nil || outcome != ImportUpdated || id2 != id {
 		t.Fatalf("changed PutDocument = %d, %q, %v; want updated %d", id2, outcome, err, id)
 	}
-	if got, _ := s.MatchChunks(ctx, IndexTrigram, `"杭州机"`, SearchScope{}); len(got) != 0 {
+	if got, _ := s.TrigramCandidates(ctx, KindChunk, `"杭州机"`, SearchScope{}); len(got) != 0 {
 		t.Errorf("old chunk text still matches after re-import: %v", got)
 	}
-	got, err := s.MatchChunks(ctx, IndexTrigram, `"上海机"`, SearchScope{})
+	got, err := s.TrigramCandidates(ctx, KindChunk, `"上海机"`, SearchScope{})
 	if err != nil || len(got) != 1 || got[0].DocPath != "/notes/a.md" || got[0].DocTitle != "A" {
 		t.Fatalf("new chunk = %+v, %v", got, err)
 	}
@@ -283,13 +284,13 @@ func TestPutDocumentReplacesChunksAtomically(t *testing.T) {
 	if _, _, err := s.PutDocument(ctx, in); err == nil {
 		t.Fatal("PutDocument with a duplicate ordinal succeeded")
 	}
-	if got, _ := s.MatchChunks(ctx, IndexTrigram, `"上海机"`, SearchScope{}); len(got) != 1 {
+	if got, _ := s.TrigramCandidates(ctx, KindChunk, `"上海机"`, SearchScope{}); len(got) != 1 {
 		t.Errorf("failed re-import lost the previous chunks: %v", got)
 	}
 	if err := s.DeleteDocument(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.MatchChunks(ctx, IndexTrigram, `"上海机"`, SearchScope{}); len(got) != 0 {
+	if got, _ := s.TrigramCandidates(ctx, KindChunk, `"上海机"`, SearchScope{}); len(got) != 0 {
 		t.Errorf("removed document still matches: %v", got)
 	}
 	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
@@ -323,16 +324,19 @@ func TestSearchTreatsUserTextAsData(t *testing.T) {
 	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: hostile, Hash: "h"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.SubstringFacts(ctx, []string{hostile, "%", "_"}, SearchScope{Space: hostile})
+	got, err := s.TrigramCandidates(ctx, KindFact, `"dro" AND "rop"`, SearchScope{Space: hostile})
 	if err != nil {
-		t.Fatalf("SubstringFacts: %v", err)
+		t.Fatalf("TrigramCandidates: %v", err)
 	}
 	if len(got) != 0 {
 		t.Errorf("space filter ignored: %v", got)
 	}
-	got, err = s.SubstringFacts(ctx, []string{"DROP TABLE"}, SearchScope{})
-	if err != nil || len(got) != 1 {
-		t.Errorf("SubstringFacts(DROP TABLE) = %v, %v; want the fact", got, err)
+	got, err = s.TrigramCandidates(ctx, KindFact, `"dro" AND "rop"`, SearchScope{})
+	if err != nil || len(got) != 1 || got[0].Text != hostile {
+		t.Errorf("TrigramCandidates(dro AND rop) = %v, %v; want the fact", got, err)
+	}
+	if _, err := s.EntityNameIDs(ctx, []string{hostile, `"`, "%"}); err != nil {
+		t.Errorf("EntityNameIDs of hostile names: %v", err)
 	}
 	var n int
 	if err := s.db.QueryRow(`SELECT count(*) FROM facts`).Scan(&n); err != nil || n != 1 {
@@ -432,48 +436,34 @@ func TestEntities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	li, _, _ := s.AddFact(ctx, "default", NewFact{Content: "老李也喜欢简约风格", Hash: "h2", Entities: ents("老李", "风格")})
+	li, _, _ := s.AddFact(ctx, "default", NewFact{Content: "老李也喜欢简约风格", Hash: "h2", Entities: ents("老李", "风格", "风格")})
 	pending, _, _ := s.AddFact(ctx, "default", NewFact{Content: "not extracted yet", Hash: "h3"})
-	s.AddFact(ctx, "other", NewFact{Content: "老王在别的空间", Hash: "h4", Entities: ents("老王")})
 
-	df, err := s.EntityDF(ctx, KindFact, "default", []string{"老王", "风格", "nobody"}, 10)
+	// A name is stored once, whoever carries it; an owner keeps the ids of its own.
+	ids, err := s.EntityNameIDs(ctx, []string{"老王", "风格", "老李", "nobody"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int{"老王": 1, "风格": 2, "nobody": 0}, df); diff != "" {
-		t.Errorf("EntityDF (-want +got):\n%s", diff)
+	if len(ids) != 3 || ids["nobody"] != 0 {
+		t.Fatalf("EntityNameIDs = %v, want three names and no id for nobody", ids)
 	}
-	if df, _ := s.EntityDF(ctx, KindFact, "default", []string{"风格"}, 0); df["风格"] != 1 {
-		t.Errorf("EntityDF capped at 0+1 = %v, want the count to stop at 1", df)
+	var names int
+	if err := s.db.QueryRow(`SELECT count(*) FROM entity_names`).Scan(&names); err != nil || names != 3 {
+		t.Errorf("entity_names rows = %d (%v), want 3", names, err)
 	}
-	if n, err := s.OwnerCount(ctx, KindFact, "default"); err != nil || n != 3 {
-		t.Errorf("OwnerCount(default) = %d, %v; want 3", n, err)
-	}
-	if n, _ := s.OwnerCount(ctx, KindFact, ""); n != 4 {
-		t.Errorf("OwnerCount(every space) = %d, want 4", n)
-	}
-	owners, err := s.EntityMatches(ctx, KindFact, "default", []string{"老王", "风格"}, 10)
+	owners, _, err := s.OwnersByID(ctx, KindFact, []int64{wang, li, pending})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[int64]EntityMatch{wang: {Shared: 2, Total: 2}, li: {Shared: 1, Total: 2}}, owners); diff != "" {
-		t.Errorf("EntityMatches (-want +got):\n%s", diff)
+	want := map[int64][]int64{wang: {ids["老王"], ids["风格"]}, li: {ids["老李"], ids["风格"]}, pending: nil}
+	for id, w := range want {
+		if diff := cmp.Diff(w, owners[id].Entities); diff != "" {
+			t.Errorf("entities of fact %d (-want +got):\n%s", id, diff)
+		}
 	}
-	shared, err := s.SharedEntities(ctx, KindFact, []int64{wang, li}, []string{"老王", "nobody"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[int64][]string{wang: {"老王"}}, shared); diff != "" {
-		t.Errorf("SharedEntities (-want +got):\n%s", diff)
-	}
-
-	// A forgotten fact neither counts nor anchors.
-	if _, err := s.SetFactStatus(ctx, li, StatusDeleted); err != nil {
-		t.Fatal(err)
-	}
-	df, _ = s.EntityDF(ctx, KindFact, "default", []string{"风格"}, 10)
-	if n, _ := s.OwnerCount(ctx, KindFact, "default"); df["风格"] != 1 || n != 2 {
-		t.Errorf("after forget: df %v of %d facts; want 风格 in 1 of 2 active facts", df, n)
+	back, err := s.EntityNames(ctx, []int64{ids["老王"]})
+	if err != nil || back[ids["老王"]] != "老王" {
+		t.Errorf("EntityNames = %v, %v", back, err)
 	}
 
 	stale, total, err := s.StaleEntities(ctx, KindFact, 3, 10)
@@ -492,28 +482,78 @@ func TestEntities(t *testing.T) {
 	if _, total, _ := s.StaleEntities(ctx, KindFact, 3, 10); total != 0 {
 		t.Errorf("after SetEntities: %d stale, want 0", total)
 	}
-	// An edit without entities makes the fact pending again and drops its old rows.
+	// An edit without entities makes the fact pending again, with no entities.
 	if _, err := s.EditFact(ctx, wang, NewFact{Content: "老王改喜欢复古风格", Hash: "h5"}); err != nil {
 		t.Fatal(err)
 	}
-	if owners, _ := s.EntityMatches(ctx, KindFact, "default", []string{"老王"}, 10); len(owners) != 0 {
-		t.Errorf("entities of the old text survive the edit: %v", owners)
+	if owners, _, _ := s.OwnersByID(ctx, KindFact, []int64{wang}); len(owners[wang].Entities) != 0 {
+		t.Errorf("entities of the old text survive the edit: %v", owners[wang].Entities)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Entities != 3 {
+		t.Errorf("Stats entities = %d (%v), want 3 (老李, 风格 and extracted)", st.Entities, err)
 	}
 
-	// Chunk entities go with their document.
-	id, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/a.md", Title: "A", Format: "markdown", Hash: "d1",
-		Chunks: []Chunk{{Ordinal: 0, Text: "杭州机房", Entities: ents("杭州", "机房")}}})
+	// Chunk entities are stored with the chunk.
+	if _, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/a.md", Title: "A", Format: "markdown", Hash: "d1",
+		Chunks: []Chunk{{Ordinal: 0, Text: "杭州机房", Entities: ents("杭州", "机房")}}}); err != nil {
+		t.Fatal(err)
+	}
+	var chunkEnts []byte
+	if err := s.db.QueryRow(`SELECT entity_ids FROM chunks`).Scan(&chunkEnts); err != nil || len(DecodeIDs(chunkEnts)) != 2 {
+		t.Errorf("chunk entity ids = %v (%v), want two", DecodeIDs(chunkEnts), err)
+	}
+}
+
+// TestMigrateInternsEntities: entity rows written before schema v8 become one name each and
+// per-owner id lists, and the old table is gone.
+func TestMigrateInternsEntities(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := &Store{path: path, opts: Options{Words: strings.ToLower}}
+	db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if owners, _ := s.EntityMatches(ctx, KindChunk, "", []string{"杭州"}, 10); len(owners) != 1 || owners[1].Total != 2 {
-		t.Errorf("chunk entity owners = %v, want 1", owners)
-	}
-	if err := s.DeleteDocument(ctx, id); err != nil {
+	old.db = db
+	if err := old.migrate(ctx, migrations[:7]); err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM entities WHERE owner_kind = 'chunk'`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("chunk entity rows after removing the document: %d (%v), want 0", n, err)
+	for _, q := range []string{
+		`INSERT INTO facts(id, space, content, hash, created_at, updated_at, entity_rules, entity_count) VALUES (1, 'default', '老王喜欢风格', 'a', 1, 1, 1, 2)`,
+		`INSERT INTO facts(id, space, content, hash, created_at, updated_at, entity_rules, entity_count) VALUES (2, 'default', '老李喜欢风格', 'b', 1, 1, 1, 2)`,
+		`INSERT INTO entities(owner_kind, owner_id, entity, rules_version) VALUES ('fact', 1, '老王', 1), ('fact', 1, '风格', 1), ('fact', 2, '老李', 1), ('fact', 2, '风格', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
+	db.Close()
+	s, err := Open(ctx, path, Options{Words: strings.ToLower})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ids, err := s.EntityNameIDs(ctx, []string{"老王", "老李", "风格"})
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("names after migrating = %v, %v; want 3", ids, err)
+	}
+	owners, _, err := s.OwnersByID(ctx, KindFact, []int64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[int64][]int64{1: {ids["老王"], ids["风格"]}, 2: {ids["老李"], ids["风格"]}} {
+		got := owners[id].Entities
+		if !cmp.Equal(sortedIDs(got), sortedIDs(want)) {
+			t.Errorf("fact %d entities = %v, want %v", id, got, want)
+		}
+	}
+	if err := s.db.QueryRow(`SELECT 1 FROM sqlite_schema WHERE name = 'entities'`).Scan(new(int)); err == nil {
+		t.Error("the entities table survived the migration")
+	}
+}
+
+func sortedIDs(ids []int64) []int64 {
+	out := append([]int64(nil), ids...)
+	slices.Sort(out)
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -672,54 +673,57 @@ type ownerKey struct {
 }
 
 // ownerEntities is what the database says about one owner's entities: the rules version it
-// is stamped with, its entity count, and its entity rows ("name@rules_version").
+// is stamped with, its entity count, and its entities' names.
 type ownerEntities struct {
 	Stamp, Count int
 	Rows         []string
 }
 
-// dumpEntities reads every active owner's stamp and entity rows.
+// dumpEntities reads every active owner's stamp and entities (names, sorted).
 func dumpEntities(t *testing.T, path string) map[ownerKey]ownerEntities {
 	t.Helper()
 	db := openForCheck(t, path)
 	defer db.Close()
-	out := map[ownerKey]ownerEntities{}
-	rows, err := db.Query(`SELECT 'fact', id, entity_rules, entity_count FROM facts WHERE status = 'active'
-		UNION ALL SELECT 'chunk', id, entity_rules, entity_count FROM chunks`)
+	names := map[int64]string{}
+	rows, err := db.Query(`SELECT id, name FROM entity_names`)
 	if err != nil {
-		t.Fatalf("read owners: %v", err)
+		t.Fatalf("read entity names: %v", err)
 	}
 	for rows.Next() {
-		var k ownerKey
-		var o ownerEntities
-		if err := rows.Scan(&k.Kind, &k.ID, &o.Stamp, &o.Count); err != nil {
-			t.Fatalf("read owners: %v", err)
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			t.Fatalf("read entity names: %v", err)
 		}
-		out[k] = o
+		names[id] = name
 	}
 	rows.Close()
-	rows, err = db.Query(`SELECT owner_kind, owner_id, entity, rules_version FROM entities ORDER BY owner_kind, owner_id, entity`)
+	out := map[ownerKey]ownerEntities{}
+	rows, err = db.Query(`SELECT 'fact', id, entity_rules, entity_count, entity_ids FROM facts WHERE status = 'active'
+		UNION ALL SELECT 'chunk', id, entity_rules, entity_count, entity_ids FROM chunks`)
 	if err != nil {
-		t.Fatalf("read entities: %v", err)
+		t.Fatalf("read owners: %v", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var k ownerKey
-		var name string
-		var version int
-		if err := rows.Scan(&k.Kind, &k.ID, &name, &version); err != nil {
-			t.Fatalf("read entities: %v", err)
+		var o ownerEntities
+		var blob []byte
+		if err := rows.Scan(&k.Kind, &k.ID, &o.Stamp, &o.Count, &blob); err != nil {
+			t.Fatalf("read owners: %v", err)
 		}
-		o, ok := out[k]
-		if !ok {
-			t.Errorf("entity row %q of %s %d, which is not an active owner", name, k.Kind, k.ID)
-			continue
+		for _, id := range store.DecodeIDs(blob) {
+			name, ok := names[id]
+			if !ok {
+				t.Errorf("%s %d carries entity id %d, which has no name", k.Kind, k.ID, id)
+			}
+			o.Rows = append(o.Rows, name)
 		}
-		o.Rows = append(o.Rows, fmt.Sprintf("%s@%d", name, version))
+		slices.Sort(o.Rows)
 		out[k] = o
 	}
 	if err := rows.Err(); err != nil {
-		t.Fatalf("read entities: %v", err)
+		t.Fatalf("read owners: %v", err)
 	}
 	return out
 }

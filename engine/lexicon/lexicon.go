@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ type Reader interface {
 	OwnersByID(ctx context.Context, kind string, ids []int64) (map[int64]store.Owner, map[int64]string, error)
 	DocumentChunkIDs(ctx context.Context, docID int64) ([]int64, error)
 	Postings(ctx context.Context, kind, term string) ([]store.Posting, error)
+	EntityNameIDs(ctx context.Context, names []string) (map[string]int64, error)
 }
 
 // bm25 parameters: the usual ones (Robertson; Lucene's defaults).
@@ -62,6 +64,8 @@ type Index struct {
 	seq    int64 // the last change applied
 	kinds  map[string]*kindIndex
 	clock  uint64 // counts uses, for least-recently-used eviction
+	// names caches entity name ids: an id, once given, never changes.
+	names map[string]uint32
 }
 
 // New returns an index over rd. It reads nothing until the first Search.
@@ -69,14 +73,8 @@ func New(rd Reader) *Index {
 	return &Index{rd: rd}
 }
 
-// owner is what scoring needs of one live owner.
-type owner struct {
-	created int64 // Unix milliseconds
-	words   uint32
-	textLen uint32
-	space   uint32
-	live    bool
-}
+// dead marks an id with no live owner in kindIndex.space.
+const dead = math.MaxUint32
 
 // aggregate is what bm25 needs of a set of owners.
 type aggregate struct {
@@ -97,23 +95,37 @@ type postingList struct {
 	lastUse uint64
 }
 
+// kindIndex is the copy of one kind of owner. What scoring reads per posting is kept in
+// parallel arrays by owner id (space, length), so the inner loops touch two words per
+// posting.
 type kindIndex struct {
-	kind       string
-	owners     []owner // by id
+	kind string
+	// By owner id: the space id (dead when no live owner has the id), length in index
+	// terms, creation time (Unix ms), text length in bytes, entity name ids.
+	space   []uint32
+	words   []uint32
+	created []int64
+	textLen []uint32
+	ents    [][]uint32
+
 	spaceIDs   map[string]uint32
 	spaceNames []string
 	stats      []aggregate // by space id
 	all        aggregate
 	cache      map[string]*postingList
 	cached     int // postings in cache
-	// scores, hits and touched are the scratch space of one Search (under the lock).
+	// entities holds, per entity name id, the live owners carrying it (ascending): every
+	// entity, not a cache; they are few per owner.
+	entities map[uint32][]uint32
+	// scores, matched and touched are the scratch space of one search (under the lock).
 	scores  []float64
 	matched []uint64
 	touched []uint32
 }
 
 func newKindIndex(kind string) *kindIndex {
-	return &kindIndex{kind: kind, spaceIDs: map[string]uint32{}, cache: map[string]*postingList{}}
+	return &kindIndex{kind: kind, spaceIDs: map[string]uint32{}, cache: map[string]*postingList{},
+		entities: map[uint32][]uint32{}}
 }
 
 func (k *kindIndex) spaceID(name string) uint32 {
@@ -127,43 +139,95 @@ func (k *kindIndex) spaceID(name string) uint32 {
 	return id
 }
 
-// set records o's current state, keeping the aggregates in step.
+// grow makes room for owner id n-1.
+func (k *kindIndex) grow(n int) {
+	for len(k.space) < n {
+		k.space = append(k.space, dead)
+	}
+	k.words = slices.Grow(k.words, n-len(k.words))[:n]
+	k.created = slices.Grow(k.created, n-len(k.created))[:n]
+	k.textLen = slices.Grow(k.textLen, n-len(k.textLen))[:n]
+	k.ents = slices.Grow(k.ents, n-len(k.ents))[:n]
+}
+
+// set records o's current state, keeping the aggregates and entity postings in step.
 func (k *kindIndex) set(id int64, o store.Owner) {
 	k.drop(id)
-	if !o.Live || id < 0 || id > math.MaxUint32 {
+	if !o.Live || id < 0 || id >= dead {
 		return
 	}
-	if int(id) >= len(k.owners) {
-		k.owners = slices.Grow(k.owners, int(id)+1-len(k.owners))[:int(id)+1]
+	if int(id) >= len(k.space) {
+		k.grow(int(id) + 1)
 	}
 	sp := k.spaceID(o.Space)
-	k.owners[id] = owner{created: o.CreatedAt.UnixMilli(), words: uint32(o.Words), textLen: uint32(min(o.TextLen, math.MaxUint32)),
-		space: sp, live: true}
+	var ents []uint32
+	if len(o.Entities) > 0 {
+		ents = make([]uint32, 0, len(o.Entities))
+		for _, e := range o.Entities {
+			if e >= 0 && e < dead {
+				ents = append(ents, uint32(e))
+			}
+		}
+	}
+	k.space[id], k.words[id], k.created[id] = sp, uint32(min(o.Words, dead-1)), o.CreatedAt.UnixMilli()
+	k.textLen[id], k.ents[id] = uint32(min(o.TextLen, dead-1)), ents
 	k.stats[sp].n++
 	k.stats[sp].words += o.Words
 	k.all.n++
 	k.all.words += o.Words
+	u := uint32(id)
+	for _, e := range ents {
+		list := k.entities[e]
+		if n := len(list); n == 0 || list[n-1] < u {
+			k.entities[e] = append(list, u) // the common case: a load in id order, or a new owner
+			continue
+		}
+		if i, found := slices.BinarySearch(list, u); !found {
+			k.entities[e] = slices.Insert(list, i, u)
+		}
+	}
 }
 
 // drop forgets id's state (it is no longer live).
 func (k *kindIndex) drop(id int64) {
-	if id < 0 || int(id) >= len(k.owners) || !k.owners[id].live {
+	if id < 0 || int(id) >= len(k.space) || k.space[id] == dead {
 		return
 	}
-	o := k.owners[id]
-	k.stats[o.space].n--
-	k.stats[o.space].words -= int(o.words)
+	sp := k.space[id]
+	k.stats[sp].n--
+	k.stats[sp].words -= int(k.words[id])
 	k.all.n--
-	k.all.words -= int(o.words)
-	k.owners[id] = owner{}
+	k.all.words -= int(k.words[id])
+	u := uint32(id)
+	for _, e := range k.ents[id] {
+		list := k.entities[e]
+		if i, found := slices.BinarySearch(list, u); found {
+			list = slices.Delete(list, i, i+1)
+		}
+		if len(list) == 0 {
+			delete(k.entities, e)
+		} else {
+			k.entities[e] = list
+		}
+	}
+	k.space[id], k.words[id], k.created[id], k.textLen[id], k.ents[id] = dead, 0, 0, 0, nil
 }
 
-func (k *kindIndex) live(id uint32) (owner, bool) {
-	if int(id) >= len(k.owners) {
-		return owner{}, false
+// spaceOf is id's space id, dead when it has no live owner.
+func (k *kindIndex) spaceOf(id uint32) uint32 {
+	if int(id) >= len(k.space) {
+		return dead
 	}
-	o := k.owners[id]
-	return o, o.live
+	return k.space[id]
+}
+
+// scratch makes sure the search arrays cover every owner id.
+func (k *kindIndex) scratch() {
+	if len(k.scores) < len(k.space) {
+		k.scores = make([]float64, len(k.space))
+		k.matched = make([]uint64, len(k.space))
+	}
+	k.touched = k.touched[:0]
 }
 
 // refresh brings the index up to the store's last change: a whole load the first time or
@@ -397,8 +461,8 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("lexicon search: unknown kind %q", req.Kind)
 	}
 	scope := k.all
-	space, inSpace := uint32(0), req.Space == ""
-	if req.Space != "" {
+	space, all := uint32(0), req.Space == ""
+	if !all {
 		id, ok := k.spaceIDs[req.Space]
 		if !ok {
 			return Result{DF: make([]int, len(req.Terms))}, nil
@@ -409,10 +473,7 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 	if scope.n == 0 {
 		return res, nil
 	}
-	if len(k.scores) < len(k.owners) {
-		k.scores = make([]float64, len(k.owners))
-		k.matched = make([]uint64, len(k.owners))
-	}
+	k.scratch()
 	avg := scope.avgLen()
 	lists := make([]*postingList, len(req.Terms))
 	for i, t := range req.Terms {
@@ -423,41 +484,40 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 		lists[i] = pl
 		df := 0
 		for _, id := range pl.ids {
-			if o, ok := k.live(id); ok && (inSpace || o.space == space) {
+			if sp := k.spaceOf(id); sp != dead && (all || sp == space) {
 				df++
 			}
 		}
 		res.DF[i] = df
 	}
-	k.touched = k.touched[:0]
 	for i, t := range req.Terms {
 		if res.DF[i] == 0 {
 			continue
 		}
 		idf := math.Log(1 + (float64(scope.n)-float64(res.DF[i])+0.5)/(float64(res.DF[i])+0.5))
 		pl := lists[i]
+		bit := uint64(1) << i
 		for j, id := range pl.ids {
-			o, ok := k.live(id)
-			if !ok || !inSpace && o.space != space {
+			sp := k.spaceOf(id)
+			if sp == dead || !all && sp != space {
 				continue
 			}
-			if k.matched[id] == 0 && k.scores[id] == 0 {
+			if k.matched[id] == 0 {
 				k.touched = append(k.touched, id)
 			}
-			k.matched[id] |= 1 << i
+			k.matched[id] |= bit
 			if t.Weight == 0 {
 				continue
 			}
 			tf := float64(pl.tfs[j])
-			norm := k1 * (1 - b + b*float64(o.words)/avg)
+			norm := k1 * (1 - b + b*float64(k.words[id])/avg)
 			k.scores[id] += t.Weight * idf * tf * (k1 + 1) / (tf + norm)
 		}
 	}
 	for _, id := range k.touched {
 		if s := k.scores[id]; s > 0 {
-			o := k.owners[id]
 			res.Matches = append(res.Matches, Match{ID: int64(id), Score: s, Matched: k.matched[id],
-				CreatedAt: time.UnixMilli(o.created), TextLen: int(o.textLen)})
+				CreatedAt: time.UnixMilli(k.created[id]), TextLen: int(k.textLen[id])})
 		}
 		k.scores[id], k.matched[id] = 0, 0
 	}
@@ -472,7 +532,10 @@ func (x *Index) Stats(ctx context.Context, kind, space string) (int, error) {
 	if err := x.refresh(ctx); err != nil {
 		return 0, fmt.Errorf("refresh the word index: %w", err)
 	}
-	k := x.kinds[kind]
+	k, ok := x.kinds[kind]
+	if !ok {
+		return 0, fmt.Errorf("lexicon stats: unknown kind %q", kind)
+	}
 	if space == "" {
 		return k.all.n, nil
 	}
@@ -539,4 +602,189 @@ func cmpMatch(a, b Match) int {
 		return 1
 	}
 	return 0
+}
+
+// EntityMatch is one owner carrying some of the anchors.
+type EntityMatch struct {
+	ID int64
+	// Shared names the anchors it carries, in the anchors' order; Total is how many
+	// entities it has.
+	Shared    []string
+	Total     int
+	CreatedAt time.Time
+	TextLen   int
+}
+
+// EntityResult is an entity search: the scope's number of live owners, each asked name's
+// document frequency in it, the anchors chosen from those, and the owners carrying them.
+type EntityResult struct {
+	N       int
+	DF      map[string]int
+	Anchors []string
+	Matches []EntityMatch
+}
+
+// EntitySearch finds the live owners of kind in space ("" for every space) that carry the
+// anchors among names. choose picks the anchors from each name's document frequency in the
+// scope and the scope's size (package rank decides what anchors a query); at most limit
+// matches come back, those sharing the most anchors first, then by id.
+func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []string,
+	choose func(df map[string]int, n int) []string, limit int) (EntityResult, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.refresh(ctx); err != nil {
+		return EntityResult{}, fmt.Errorf("refresh the entity index: %w", err)
+	}
+	k, ok := x.kinds[kind]
+	if !ok {
+		return EntityResult{}, fmt.Errorf("entity search: unknown kind %q", kind)
+	}
+	ids, err := x.nameIDs(ctx, names)
+	if err != nil {
+		return EntityResult{}, err
+	}
+	scope, sp, all := k.all, uint32(0), space == ""
+	if !all {
+		id, ok := k.spaceIDs[space]
+		if !ok {
+			return EntityResult{DF: map[string]int{}}, nil
+		}
+		sp, scope = id, k.stats[id]
+	}
+	res := EntityResult{N: scope.n, DF: make(map[string]int, len(names))}
+	for _, name := range names {
+		n := 0
+		if id, ok := ids[name]; ok {
+			for _, o := range k.entities[id] {
+				if s := k.spaceOf(o); s != dead && (all || s == sp) {
+					n++
+				}
+			}
+		}
+		res.DF[name] = n
+	}
+	res.Anchors = choose(res.DF, res.N)
+	if len(res.Anchors) > 64 {
+		res.Anchors = res.Anchors[:64]
+	}
+	k.scratch()
+	for i, name := range res.Anchors {
+		id, ok := ids[name]
+		if !ok {
+			continue
+		}
+		for _, o := range k.entities[id] {
+			if s := k.spaceOf(o); s != dead && (all || s == sp) {
+				if k.matched[o] == 0 {
+					k.touched = append(k.touched, o)
+				}
+				k.matched[o] |= 1 << i
+			}
+		}
+	}
+	// The best limit by shared anchors (then id): count per number shared, find the count
+	// the cut falls in, keep everything above it and the lowest ids at it.
+	var perCount [65]int
+	for _, o := range k.touched {
+		perCount[bits.OnesCount64(k.matched[o])]++
+	}
+	cut, above := 0, 0
+	if limit > 0 && len(k.touched) > limit {
+		for c := 64; c > 0; c-- {
+			if above+perCount[c] >= limit {
+				cut = c
+				break
+			}
+			above += perCount[c]
+		}
+	}
+	var atCut []uint32
+	for _, o := range k.touched {
+		c := bits.OnesCount64(k.matched[o])
+		switch {
+		case c > cut:
+			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
+		case c == cut && cut > 0:
+			atCut = append(atCut, o)
+		}
+	}
+	if cut > 0 {
+		slices.Sort(atCut)
+		for _, o := range atCut[:limit-above] {
+			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
+		}
+	}
+	for _, o := range k.touched {
+		k.matched[o] = 0
+	}
+	slices.SortFunc(res.Matches, func(a, b EntityMatch) int {
+		if len(a.Shared) != len(b.Shared) {
+			return len(b.Shared) - len(a.Shared)
+		}
+		return int(a.ID - b.ID)
+	})
+	return res, nil
+}
+
+func (k *kindIndex) entityMatch(o uint32, anchors []string) EntityMatch {
+	m := EntityMatch{ID: int64(o), Total: len(k.ents[o]), CreatedAt: time.UnixMilli(k.created[o]), TextLen: int(k.textLen[o])}
+	for i, a := range anchors {
+		if k.matched[o]&(1<<i) != 0 {
+			m.Shared = append(m.Shared, a)
+		}
+	}
+	return m
+}
+
+// Owner is what the index knows of one live owner without reading the store.
+type Owner struct {
+	CreatedAt time.Time
+	TextLen   int
+}
+
+// Describe returns the live owners among ids of kind, as of the last refresh.
+func (x *Index) Describe(kind string, ids []int64) map[int64]Owner {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make(map[int64]Owner, len(ids))
+	k, ok := x.kinds[kind]
+	if !ok {
+		return out
+	}
+	for _, id := range ids {
+		if id >= 0 && id < dead && k.spaceOf(uint32(id)) != dead {
+			out[id] = Owner{CreatedAt: time.UnixMilli(k.created[id]), TextLen: int(k.textLen[id])}
+		}
+	}
+	return out
+}
+
+// nameIDs returns the ids of the entity names the store knows, asking it only for names not
+// seen before.
+func (x *Index) nameIDs(ctx context.Context, names []string) (map[string]uint32, error) {
+	if x.names == nil {
+		x.names = map[string]uint32{}
+	}
+	out := make(map[string]uint32, len(names))
+	var ask []string
+	for _, n := range names {
+		if id, ok := x.names[n]; ok {
+			out[n] = id
+		} else {
+			ask = append(ask, n)
+		}
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	got, err := x.rd.EntityNameIDs(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	for n, id := range got {
+		if id >= 0 && id <= math.MaxUint32 {
+			x.names[n], out[n] = uint32(id), uint32(id)
+		}
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdesk/memdesk/engine/analysis"
 	"github.com/memdesk/memdesk/store"
@@ -186,5 +187,97 @@ func TestBestKeepsTheLimitBestInOrder(t *testing.T) {
 	want := best(append([]Match(nil), ms...), 0)[:10]
 	if diff := cmp.Diff(ids(want), ids(got)); diff != "" {
 		t.Errorf("best 10 (-sorted all +heap):\n%s", diff)
+	}
+}
+
+func addWithEntities(t *testing.T, st *store.Store, space, text string, names ...string) int64 {
+	t.Helper()
+	id, _, err := st.AddFact(context.Background(), space, store.NewFact{Content: text, Hash: space + "/" + text,
+		Entities: &store.Entities{Version: 1, Names: names}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestEntitySearch: document frequencies in the asked space, the anchors the chooser picks
+// from them, the owners carrying them with what they share, and a forget or an edit by
+// another process seen at the next search.
+func TestEntitySearch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	wang := addWithEntities(t, mine, "default", "老王喜欢简约风格", "老王", "风格")
+	li := addWithEntities(t, mine, "default", "老李喜欢复古风格", "老李", "风格", "复古")
+	addWithEntities(t, mine, "work", "老王在公司", "老王", "公司")
+	x := New(mine)
+	all := func(df map[string]int, n int) []string {
+		var out []string
+		for _, name := range []string{"老王", "风格", "nobody"} {
+			if df[name] > 0 {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	res, err := x.EntitySearch(ctx, store.KindFact, "default", []string{"老王", "风格", "nobody"}, all, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.N != 2 || !cmp.Equal(res.DF, map[string]int{"老王": 1, "风格": 2, "nobody": 0}) || !cmp.Equal(res.Anchors, []string{"老王", "风格"}) {
+		t.Fatalf("N %d, DF %v, anchors %v; want 2, 老王 1 风格 2 nobody 0, [老王 风格]", res.N, res.DF, res.Anchors)
+	}
+	want := []EntityMatch{{ID: wang, Shared: []string{"老王", "风格"}, Total: 2, TextLen: 24}, {ID: li, Shared: []string{"风格"}, Total: 3, TextLen: 24}}
+	if diff := cmp.Diff(want, res.Matches, cmpopts.IgnoreFields(EntityMatch{}, "CreatedAt")); diff != "" {
+		t.Errorf("matches (-want +got):\n%s", diff)
+	}
+	if _, err := other.SetFactStatus(ctx, wang, store.StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.SetEntities(ctx, store.KindFact, li, "老李喜欢复古风格", store.Entities{Version: 2, Names: []string{"老李", "复古"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = x.EntitySearch(ctx, store.KindFact, "default", []string{"老王", "风格"}, all, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.N != 1 || res.DF["老王"] != 0 || res.DF["风格"] != 0 || len(res.Matches) != 0 {
+		t.Errorf("after a forget and a re-extraction elsewhere: N %d, DF %v, matches %v; want 1, zeros, none", res.N, res.DF, res.Matches)
+	}
+	res, _ = x.EntitySearch(ctx, store.KindFact, "", []string{"老王"}, func(map[string]int, int) []string { return []string{"老王"} }, 10)
+	if res.N != 2 || res.DF["老王"] != 1 || len(res.Matches) != 1 {
+		t.Errorf("every space: N %d, DF %v, matches %v; want 2, 1, one (the work fact)", res.N, res.DF, res.Matches)
+	}
+}
+
+// TestEntitySearchKeepsTheBestLimit: with more owners than the limit, those sharing the most
+// anchors come first and, among equals, the lowest ids.
+func TestEntitySearchKeepsTheBestLimit(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "m.db"))
+	var both []int64
+	for i := range 30 {
+		names := []string{"redis"}
+		if i%10 == 9 {
+			names = append(names, "port")
+		}
+		id := addWithEntities(t, st, "", fmt.Sprintf("redis note %d", i), names...)
+		if len(names) == 2 {
+			both = append(both, id)
+		}
+	}
+	x := New(st)
+	res, err := x.EntitySearch(ctx, store.KindFact, "", []string{"redis", "port"},
+		func(map[string]int, int) []string { return []string{"redis", "port"} }, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, m := range res.Matches {
+		got = append(got, m.ID)
+	}
+	want := append(append([]int64(nil), both...), 1, 2) // three share both, then the lowest ids sharing one
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("best 5 (-want +got):\n%s", diff)
 	}
 }

@@ -185,3 +185,40 @@ func wordRuneAfter(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return isWordRune(r) && !IsCJK(r)
 }
+
+// TrigramExpr builds an FTS5 MATCH expression for a trigram index that keeps no positions:
+// each term becomes the AND of its quoted 3-character windows (lowercased, as the index folds
+// them), and the terms are ORed. What it matches holds every trigram of a term, not
+// necessarily the term itself: check the text (Matched). Terms under 3 characters cannot be
+// asked for and are left out; "" when none is left.
+func TrigramExpr(terms []string) string {
+	var b strings.Builder
+	for _, t := range terms {
+		rs := []rune(strings.ToLower(t))
+		if len(rs) < 3 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('(')
+		seen := map[string]bool{}
+		first := true
+		for i := 0; i+3 <= len(rs); i++ {
+			g := string(rs[i : i+3])
+			if seen[g] {
+				continue
+			}
+			seen[g] = true
+			if !first {
+				b.WriteString(" AND ")
+			}
+			first = false
+			b.WriteByte('"')
+			b.WriteString(strings.ReplaceAll(g, `"`, `""`))
+			b.WriteByte('"')
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
