@@ -30,7 +30,7 @@ import (
 
 // Version names the analysis. Anything indexed under another version is re-indexed: bump it
 // whenever Terms can give other terms for the same text.
-const Version = 2
+const Version = 3
 
 // Kind says what a term is.
 type Kind uint8
@@ -111,14 +111,16 @@ func Length(text string) int {
 }
 
 // Fold makes text compare the way a person reads it: NFKC (full- and half-width forms agree),
-// case-folded, and diacritics removed from Latin, Greek and Cyrillic letters (café -> cafe,
-// Ångström -> angstrom). Marks on other scripts are meaning (Japanese dakuten: ガ is not カ;
-// Devanagari vowel signs) and stay. Invalid UTF-8 becomes U+FFFD. Fold is idempotent.
+// case-folded, diacritics removed from Latin, Greek and Cyrillic letters (café -> cafe,
+// Ångström -> angstrom), and traditional Chinese characters written simplified (Simplify).
+// Marks on other scripts are meaning (Japanese dakuten: ガ is not カ; Devanagari vowel signs)
+// and stay. Invalid UTF-8 becomes U+FFFD. Fold is idempotent.
 func Fold(s string) string {
 	s = textnorm.Fold(s)
 	if isASCII(s) {
 		return s
 	}
+	s = Simplify(s)
 	if !hasFoldableMark(s) {
 		return s
 	}

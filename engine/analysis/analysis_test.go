@@ -39,6 +39,7 @@ var termCases = []struct {
 	{"curly possessive", "Alice’s laptop", []string{"alic/w", "laptop/w"}},
 	{"chinese bigrams and unigrams", "老王喜欢", []string{"老王/b", "老/u", "王喜/b", "王/u", "喜欢/b", "喜/u", "欢/u"}},
 	{"one chinese character", "猫", []string{"猫/u"}},
+	{"traditional is indexed simplified", "阿嬤", []string{"阿嬷/b", "阿/u", "嬷/u"}},
 	{"mixed scripts", "用Go写API服务", []string{"用/u", "go/w", "写/u", "api/w", "服务/b", "服/u", "务/u"}},
 	{"japanese dakuten kept", "ガラス", []string{"ガラ/b", "ガ/u", "ラス/b", "ラ/u", "ス/u"}},
 	{"korean syllables", "서울에", []string{"서울/b", "서/u", "울에/b", "울/u", "에/u"}},
@@ -98,6 +99,7 @@ func TestFold(t *testing.T) {
 		{"ガ", "ガ"}, // dakuten is meaning, not a diacritic
 		{"हिन्दी", "हिन्दी"}, // so are Devanagari vowel signs
 		{"老王", "老王"},
+		{"阿嬤住在台南，農曆新年", "阿嬷住在台南,农历新年"}, // traditional folds to simplified (and NFKC the comma)
 	}
 	for _, tc := range tests {
 		if got := Fold(tc.in); got != tc.want {

@@ -19,12 +19,14 @@ import (
 	"github.com/go-ego/gse"
 	"github.com/pemistahl/lingua-go"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/memdesk/memdesk/engine/analysis"
 )
 
 // RulesVersion is stamped on every entity row; bump it whenever extraction output can change
 // for the same input (rules, stopwords, dictionary, normalization, dependency upgrades of gse
 // or lingua). The engine sweeps stale rows.
-const RulesVersion = 1
+const RulesVersion = 2
 
 // MaxTextBytes is how much of a text Extract reads. A memory is at most 64 KB and document
 // chunks are smaller, so this only bounds the work on pathological input; entities after the
@@ -38,10 +40,11 @@ const maxEntityRunes = 64
 // Extractor extracts entities. It is safe for concurrent use after New returns: the
 // segmenter dictionary, the language models and the word lists are only read.
 //
-// Cost, measured on linux/amd64 with go1.26 (a tiny main importing this package, and
-// BenchmarkNew): New takes 3.3 s on an idle core (gse 2.3 s, lingua 1.0 s). Afterwards the
-// live heap is 320 MB (gse's simplified + traditional dictionaries 233 MB, lingua's models
-// 79 MB) and RSS 505 MB. Lingua keeps its models in its own package-level maps, so they stay
+// Cost, measured on linux/amd64 with go1.26 (memdesk bench and BenchmarkNew): New takes about
+// 1.1 s the first time in a process (gse 0.3 s, lingua's models 0.8 s) and 0.35 s after.
+// Afterwards the live heap is ~125 MB: gse's simplified dictionary without its rare entries
+// 44 MB, lingua's models 79 MB (it was 320 MB with both of gse's dictionaries, every entry).
+// Lingua keeps its models in its own package-level maps, so they stay
 // for the rest of the process even if the Extractor is dropped (and a second New does not
 // load them again). Importing the package adds 166 MB to the binary: lingua embeds the models
 // of all 75 languages whichever are selected (132 MB), gse its Chinese and Japanese
@@ -75,15 +78,19 @@ func New(ctx context.Context) (*Extractor, error) {
 	x.seg.SkipLog = true
 	// Pos never uses the HMM model (it only helps Cut find unknown words), so skip loading it.
 	x.seg.NotLoadHMM = true
-	// "zh" loads the simplified and the traditional dictionary in one pass. Loading them as
-	// two steps would give a cancellation point in between, but costs 3.6 s instead of 2.3 s
-	// because gse recomputes every token's sub-segments after each file.
+	// Only the simplified dictionary: text is read with its traditional characters written
+	// simplified (prepare), so one dictionary serves both scripts, and an entity of 臺北 and
+	// one of 台北 are the same. The traditional dictionary cost 67 MB of the 194 MB heap.
 	//
-	// Every entry is loaded. Skipping the rare ones (MinTokenFreq 5 drops the 360k entries of
-	// frequency 3-4) would shrink the dictionary from 226 to 92 MB of heap and load in 1.3 s,
-	// but the entity leg alone on CMRC-2018 sentences drops from recall@10 0.664 to 0.648
-	// (0.636 at 10): the rare entries are largely the proper nouns entities are about.
-	if err := x.seg.LoadDictEmbed("zh"); err != nil {
+	//
+	// The rare entries (frequency 2-4, 60% of the dictionary) are skipped: heap 127 -> 44 MB,
+	// load 0.66 -> 0.27 s. They are largely proper nouns, and the entity leg alone misses some
+	// (on CMRC-2018 sentences its recall@10 falls from 0.664 to 0.648), but with the lexical
+	// leg beside it, which matches those names by their characters, the fused figures do not
+	// move: CMRC recall@10 0.862 -> 0.861, nDCG@10 0.729 both; SciFact, LongMemEval-S and
+	// MADial unchanged.
+	x.seg.MinTokenFreq = 5
+	if err := x.seg.LoadDictEmbed("zh_s"); err != nil {
 		return nil, fmt.Errorf("load entity extractor: segmenter dictionary: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -138,13 +145,15 @@ func (x *Extractor) Lang(text string) string {
 }
 
 // prepare bounds and cleans text once, before any rule looks at it: invalid bytes become
-// U+FFFD (a separator to every rule), and NFKC folds full-width letters and digits to ASCII
-// so that "ＡＰＩ" is seen as an acronym and "３.１２" as a version. NFKC can grow text (a
-// few characters expand up to 18 times), so the cap is applied before and after it.
+// U+FFFD (a separator to every rule), NFKC folds full-width letters and digits to ASCII so
+// that "ＡＰＩ" is seen as an acronym and "３.１２" as a version, and traditional Chinese
+// characters are written simplified (the segmenter's dictionary is the simplified one). NFKC
+// can grow text (a few characters expand up to 18 times), so the cap is applied before and
+// after it.
 func prepare(text string) string {
 	text = truncate(text, MaxTextBytes)
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	return truncate(norm.NFKC.String(text), MaxTextBytes)
+	return truncate(analysis.Simplify(norm.NFKC.String(text)), MaxTextBytes)
 }
 
 // truncate cuts s to at most n bytes at a rune boundary.

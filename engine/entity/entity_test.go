@@ -33,14 +33,14 @@ var extractTests = []struct {
 	want []string
 }{
 	{"chinese", "老王喜欢简约风格", []string{"老王", "风格"}},
-	{"traditional chinese", "老王喜歡簡約風格", []string{"老王", "風格"}},
+	{"traditional chinese", "老王喜歡簡約風格", []string{"老王", "风格"}},
 	{"chinese names places organisations", "张三在阿里巴巴工作，住在杭州西湖区",
 		[]string{"张三", "阿里巴巴", "工作", "杭州", "西湖区"}},
 	{"chinese time words dropped", "我们上周把计费服务迁移到了PostgreSQL 16",
 		[]string{"计费", "服务", "postgresql", "16"}},
 	{"chinese generic nouns dropped", "那个时候的东西", nil},
 	{"traditional chinese with latin", "這個項目使用向量資料庫和 Rust",
-		[]string{"項目", "向量", "資料庫", "rust"}},
+		[]string{"项目", "向量", "资料库", "rust"}},
 	{"latin inside chinese", "用Go写API服务", []string{"go", "api", "服务"}},
 	{"english acronym name version", "CI uses Python 3.12", []string{"ci", "python", "3.12"}},
 	{"english stopwords and time words", "We migrated the billing service to PostgreSQL 16 last week",
@@ -63,7 +63,7 @@ var extractTests = []struct {
 		[]string{"ahmed", "café", "jean-luc", "wi-fi"}},
 	{"german keeps capitalized nouns only", "Die Katze schläft auf dem Sofa bei Frau Müller",
 		[]string{"katze", "sofa", "frau", "müller"}},
-	{"japanese", "東京タワーに行きました", []string{"東京", "タワー"}},
+	{"japanese", "東京タワーに行きました", []string{"东京", "タワー"}},
 	{"half-width katakana", "ｺﾝﾋﾟｭｰﾀｰを買った", []string{"コンピューター"}},
 	{"korean", "서울에 갔어요. 회의가 내일 있어요", []string{"서울", "회의", "내일"}},
 	{"repeats once in first-appearance order", "Python, python, PYTHON and Python 3", []string{"python", "3"}},
@@ -129,7 +129,7 @@ func TestNormalize(t *testing.T) {
 		{"ｶﾞｿﾘﾝ", "ガソリン"},
 		{"e\u0301", "é"},
 		{"风格", "风格"},
-		{"風格", "風格"}, // traditional and simplified stay distinct: no conversion table
+		{"風格", "风格"}, // one script: traditional is written simplified
 		{"(老王)", "老王"},
 		{"\xffGo\xfe", "go"},
 		{"Ꭺ", "ꭺ"}, // found by FuzzNormalize: x/text folds Cherokee to the other case
