@@ -123,6 +123,9 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	}
 	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st)}
+	if err := st.PruneChanges(ctx); err != nil {
+		e.log.Warn("change log not pruned", "err", err)
+	}
 	if opts.Entities != nil {
 		e.ents.Store(opts.Entities)
 	}

@@ -19,8 +19,9 @@ const (
 	nearDupWords          = 0.6
 	nearDupWordsConfirmed = 0.4
 	nearDupEntities       = 0.5
-	// nearDupCandidates bounds how many lexical neighbours a write is compared with.
-	nearDupCandidates = 20
+	// nearDupCandidates bounds how many lexical neighbours (the newest holding any of the
+	// probe's rare words) a write is compared with.
+	nearDupCandidates = 200
 	// A word in more than nearDupCommonDF facts is common: the near-duplicate search asks
 	// for the rare words, at least nearDupMinProbe and at most nearDupMaxProbe of them.
 	nearDupCommonDF = 100
@@ -148,7 +149,7 @@ func (e *Engine) similarFacts(ctx context.Context, id int64, space, text string)
 	if err != nil || len(probe) == 0 {
 		return nil, err
 	}
-	cands, err := e.st.MatchFacts(ctx, store.IndexWords, query.MatchExpr(probe),
+	cands, err := e.st.WordCandidates(ctx, store.KindFact, query.MatchExpr(probe),
 		store.SearchScope{Space: space, Limit: nearDupCandidates})
 	if err != nil {
 		return nil, err

@@ -176,6 +176,11 @@ func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// A bulk load leaves a change per fact; other processes have read them by their next
+	// recall, or reload whole.
+	if err := e.st.PruneChanges(ctx); err != nil {
+		e.log.Warn("change log not pruned", "err", err)
+	}
 	return out, nil
 }
 

@@ -28,22 +28,22 @@ type Fact struct {
 	ID        int64
 	Space     string
 	Content   string
-	Hash      string
 	Status    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// SupersededBy is the fact that replaced this one (status superseded), else 0.
 	SupersededBy int64
+	dedupe       int64 // the dedupe key (dedupeKey of its content hash)
 }
 
-const factColumns = `id, space, content, hash, status, created_at, updated_at, coalesce(superseded_by, 0)`
+const factColumns = `id, space, content, dedupe, status, created_at, updated_at, coalesce(superseded_by, 0)`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
 func scanFact(r rowScanner) (Fact, error) {
 	var f Fact
 	var created, updated int64
-	if err := r.Scan(&f.ID, &f.Space, &f.Content, &f.Hash, &f.Status, &created, &updated, &f.SupersededBy); err != nil {
+	if err := r.Scan(&f.ID, &f.Space, &f.Content, &f.dedupe, &f.Status, &created, &updated, &f.SupersededBy); err != nil {
 		return Fact{}, err
 	}
 	f.CreatedAt = time.UnixMilli(created)
@@ -71,19 +71,20 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 				return err
 			}
 			now := nowMillis()
-			res, err := tx.ExecContext(ctx, insertFact, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count, tripleRules(f.Triples))
+			res, err := tx.ExecContext(ctx, insertFact, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count,
+				tripleRules(f.Triples), statementsBlob(f.Triples))
 			if err != nil {
 				return err
 			}
 			if id, err = res.LastInsertId(); err != nil {
 				return err
 			}
-			ins, err := tx.PrepareContext(ctx, insertTripleRow)
+			keys, err := tx.PrepareContext(ctx, insertStatementKey)
 			if err != nil {
 				return err
 			}
-			defer ins.Close()
-			if err := insertTriples(ctx, ins, id, f.Triples); err != nil {
+			defer keys.Close()
+			if err := insertStatementKeys(ctx, keys, id, f.Triples); err != nil {
 				return err
 			}
 		}
@@ -100,8 +101,8 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 
 // insertFact writes a new active fact with its entities and its length in index terms, in
 // one row write: the triggers then index it.
-const insertFact = `INSERT INTO facts(space, content, hash, status, created_at, updated_at, entity_rules, entity_ids, entity_count, triple_rules, wlen)
-	VALUES (?1, ?2, ?3, 'active', ?4, ?5, ?6, ?7, ?8, ?9, memdesk_wlen(?2))`
+const insertFact = `INSERT INTO facts(space, content, dedupe, status, created_at, updated_at, entity_rules, entity_ids, entity_count, triple_rules, statements, wlen)
+	VALUES (?1, ?2, memdesk_dedupe(?3), 'active', ?4, ?5, ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2))`
 
 // NewFact is one fact of a batch write.
 type NewFact struct {
@@ -130,11 +131,11 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 			return err
 		}
 		defer byHash.Close()
-		triples, err := tx.PrepareContext(ctx, insertTripleRow)
+		keys, err := tx.PrepareContext(ctx, insertStatementKey)
 		if err != nil {
 			return err
 		}
-		defer triples.Close()
+		defer keys.Close()
 		in := newInterner(tx)
 		defer in.close()
 		now := nowMillis()
@@ -151,14 +152,15 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 			if err != nil {
 				return err
 			}
-			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count, tripleRules(f.Triples))
+			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count,
+				tripleRules(f.Triples), statementsBlob(f.Triples))
 			if err != nil {
 				return err
 			}
 			if ids[i], err = res.LastInsertId(); err != nil {
 				return err
 			}
-			if err := insertTriples(ctx, triples, ids[i], f.Triples); err != nil {
+			if err := insertStatementKeys(ctx, keys, ids[i], f.Triples); err != nil {
 				return err
 			}
 		}
@@ -170,11 +172,16 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 	return ids, duplicate, nil
 }
 
-// activeByHashQuery finds the active fact of a space with a content hash.
-const activeByHashQuery = `SELECT id FROM facts WHERE space = ? AND hash = ? AND status = 'active'`
+// activeByHashQuery finds the active fact of a space with a content hash (by its dedupe key).
+const activeByHashQuery = `SELECT id FROM facts WHERE space = ? AND dedupe = memdesk_dedupe(?) AND status = 'active'`
 
 func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, error) {
 	return scanID(tx.QueryRowContext(ctx, activeByHashQuery, space, hash))
+}
+
+// activeByKey finds the active fact of a space with a dedupe key.
+func activeByKey(ctx context.Context, tx *sql.Tx, space string, key int64) (int64, error) {
+	return scanID(tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE space = ? AND dedupe = ? AND status = 'active'`, space, key))
 }
 
 // scanID reads one id, 0 when there is no row.
@@ -212,7 +219,7 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 				return &DuplicateError{ExistingID: other}
 			}
 		}
-		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, hash = ?2, updated_at = ?3, wlen = memdesk_wlen(?1) WHERE id = ?4`,
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, dedupe = memdesk_dedupe(?2), updated_at = ?3, wlen = memdesk_wlen(?1) WHERE id = ?4`,
 			content, hash, nowMillis(), id); err != nil {
 			return err
 		}
@@ -246,7 +253,7 @@ func (s *Store) SetFactStatus(ctx context.Context, id int64, status string) (pre
 			return nil
 		}
 		if status == StatusActive {
-			other, err := activeByHash(ctx, tx, f.Space, f.Hash)
+			other, err := activeByKey(ctx, tx, f.Space, f.dedupe)
 			if err != nil {
 				return err
 			}

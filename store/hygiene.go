@@ -3,9 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Triple is one (subject, predicate, object) statement of a fact, as the engine extracted
@@ -24,22 +24,64 @@ type Triples struct {
 	List    []Triple
 }
 
-// putTriples replaces a fact's triples and stamps the fact, inside tx.
-// insertTripleRow writes one statement of a fact.
-const insertTripleRow = `INSERT INTO triples(fact_id, ordinal, subject, predicate, object, negated) VALUES (?, ?, ?, ?, ?, ?)`
-
-// insertTriples writes the statements of a fact just inserted (stamped in its insert) with
-// ins, a prepared insertTripleRow.
-func insertTriples(ctx context.Context, ins *sql.Stmt, factID int64, ts *Triples) error {
-	if ts == nil {
-		return nil
+// putTriples replaces a fact's statements and stamps the fact, inside tx.
+func putTriples(ctx context.Context, tx *sql.Tx, factID int64, ts *Triples) error {
+	var list []Triple
+	if ts != nil {
+		list = ts.List
 	}
-	for i, t := range ts.List {
-		if _, err := ins.ExecContext(ctx, factID, i, t.Subject, t.Predicate, t.Object, t.Negated); err != nil {
+	if err := writeStatements(ctx, tx, factID, list); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE facts SET triple_rules = ? WHERE id = ?`, tripleRules(ts), factID)
+	return err
+}
+
+// writeStatements stores a fact's statements in its row and its (subject, predicate) keys.
+func writeStatements(ctx context.Context, tx *sql.Tx, factID int64, list []Triple) error {
+	var blob []byte
+	if len(list) > 0 {
+		blob = EncodeTriples(list)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE facts SET statements = ? WHERE id = ?`, blob, factID); err != nil {
+		return err
+	}
+	for _, t := range list {
+		if _, err := tx.ExecContext(ctx, insertStatementKey, statementKey(t.Subject, t.Predicate), factID); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// statementsBlob is the statements column of a new fact (nil: none or pending).
+func statementsBlob(ts *Triples) []byte {
+	if ts == nil || len(ts.List) == 0 {
+		return nil
+	}
+	return EncodeTriples(ts.List)
+}
+
+// insertStatementKeys records the keys of a new fact's statements with keys, a prepared
+// insertStatementKey.
+func insertStatementKeys(ctx context.Context, keys *sql.Stmt, factID int64, ts *Triples) error {
+	if ts == nil {
+		return nil
+	}
+	for _, t := range ts.List {
+		if _, err := keys.ExecContext(ctx, statementKey(t.Subject, t.Predicate), factID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertStatementKey records that a fact has a statement under a key.
+const insertStatementKey = `INSERT OR IGNORE INTO statement_keys(key, fact_id) VALUES (?, ?)`
+
+// statementKey is the 64 bits of (subject, predicate) statement_keys holds.
+func statementKey(subject, predicate string) int64 {
+	return dedupeKey(subject + "\x00" + predicate)
 }
 
 // tripleRules is the stamp a fact's statements are written with (0: pending).
@@ -50,23 +92,44 @@ func tripleRules(ts *Triples) int {
 	return ts.Version
 }
 
-func putTriples(ctx context.Context, tx *sql.Tx, factID int64, ts *Triples) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM triples WHERE fact_id = ?`, factID); err != nil {
-		return err
-	}
-	version := 0
-	if ts != nil {
-		version = ts.Version
-		for i, t := range ts.List {
-			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO triples(fact_id, ordinal, subject, predicate, object, negated) VALUES (?, ?, ?, ?, ?, ?)`,
-				factID, i, t.Subject, t.Predicate, t.Object, t.Negated); err != nil {
-				return err
-			}
+// EncodeTriples is the blob form of a fact's statements: for each, its subject, predicate
+// and object as uvarint-prefixed strings, then 1 for a negated one, else 0.
+func EncodeTriples(list []Triple) []byte {
+	var b []byte
+	for _, t := range list {
+		for _, s := range []string{t.Subject, t.Predicate, t.Object} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
 		}
+		neg := byte(0)
+		if t.Negated {
+			neg = 1
+		}
+		b = append(b, neg)
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE facts SET triple_rules = ? WHERE id = ?`, version, factID)
-	return err
+	return b
+}
+
+// DecodeTriples reads a blob written by EncodeTriples; a damaged tail is dropped.
+func DecodeTriples(b []byte) []Triple {
+	var out []Triple
+	for len(b) > 0 {
+		var parts [3]string
+		for i := range parts {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || uint64(len(b)-k) < n {
+				return out
+			}
+			parts[i] = string(b[k : k+int(n)])
+			b = b[k+int(n):]
+		}
+		if len(b) == 0 {
+			return out
+		}
+		out = append(out, Triple{Subject: parts[0], Predicate: parts[1], Object: parts[2], Negated: b[0] == 1})
+		b = b[1:]
+	}
+	return out
 }
 
 // StaleTriples returns up to limit active facts not stamped with triple-rules version, and
@@ -106,59 +169,71 @@ func (s *Store) TriplesAbout(ctx context.Context, space string, keys []SubjectKe
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	var conds []string
-	args := []any{space}
+	want := make(map[SubjectKey]bool, len(keys))
+	hashed := make([]int64, 0, len(keys))
 	for _, k := range keys {
-		conds = append(conds, `(subject = ? AND predicate = ?)`)
-		args = append(args, k.Subject, k.Predicate)
+		want[k] = true
+		hashed = append(hashed, statementKey(k.Subject, k.Predicate))
 	}
-	q := `SELECT t.fact_id, f.space, t.subject, t.predicate, t.object, t.negated
-		FROM triples t JOIN facts f ON f.id = t.fact_id
-		WHERE f.status = 'active' AND f.space = ? AND t.fact_id IN (
-			SELECT fact_id FROM triples WHERE ` + strings.Join(conds, ` OR `) + `)`
+	q := `SELECT f.id, f.space, f.statements FROM facts f
+		WHERE f.id IN (SELECT fact_id FROM statement_keys WHERE key IN (SELECT value FROM json_each(?)))
+		AND f.status = 'active' AND f.space = ?`
+	args := []any{int64sJSON(hashed), space}
 	if len(exclude) > 0 {
-		q += ` AND t.fact_id NOT IN (SELECT value FROM json_each(?))`
+		q += ` AND f.id NOT IN (SELECT value FROM json_each(?))`
 		args = append(args, int64sJSON(exclude))
 	}
-	q += ` ORDER BY t.fact_id, t.ordinal`
-	return s.queryTriples(ctx, q, args...)
+	q += ` ORDER BY f.id`
+	facts, err := s.queryStatements(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	// A key may be stale (left by an edit) or shared by another pair: keep the facts that
+	// really have one of the statements asked about.
+	out := facts[:0]
+	for _, f := range facts {
+		for _, t := range f.Triples {
+			if want[SubjectKey{t.Subject, t.Predicate}] {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // AllTriples returns every active fact of space ("" for every space) that has statements,
 // grouped by fact in (space, id) order: the input of a full contradiction pass.
 func (s *Store) AllTriples(ctx context.Context, space string) ([]FactTriples, error) {
-	q := `SELECT t.fact_id, f.space, t.subject, t.predicate, t.object, t.negated
-		FROM triples t JOIN facts f ON f.id = t.fact_id WHERE f.status = 'active'`
+	q := `SELECT f.id, f.space, f.statements FROM facts f WHERE f.status = 'active' AND f.statements IS NOT NULL`
 	var args []any
 	if space != "" {
 		q += ` AND f.space = ?`
 		args = append(args, space)
 	}
-	q += ` ORDER BY f.space, t.fact_id, t.ordinal`
-	return s.queryTriples(ctx, q, args...)
+	q += ` ORDER BY f.space, f.id`
+	return s.queryStatements(ctx, q, args...)
 }
 
-func (s *Store) queryTriples(ctx context.Context, q string, args ...any) ([]FactTriples, error) {
+func (s *Store) queryStatements(ctx context.Context, q string, args ...any) ([]FactTriples, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read triples: %w", err)
+		return nil, fmt.Errorf("read statements: %w", err)
 	}
 	defer rows.Close()
 	var out []FactTriples
 	for rows.Next() {
-		var id int64
-		var space string
-		var t Triple
-		if err := rows.Scan(&id, &space, &t.Subject, &t.Predicate, &t.Object, &t.Negated); err != nil {
-			return nil, fmt.Errorf("read triples: %w", err)
+		var f FactTriples
+		var blob []byte
+		if err := rows.Scan(&f.FactID, &f.Space, &blob); err != nil {
+			return nil, fmt.Errorf("read statements: %w", err)
 		}
-		if n := len(out); n == 0 || out[n-1].FactID != id {
-			out = append(out, FactTriples{FactID: id, Space: space})
+		if f.Triples = DecodeTriples(blob); len(f.Triples) > 0 {
+			out = append(out, f)
 		}
-		out[len(out)-1].Triples = append(out[len(out)-1].Triples, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read triples: %w", err)
+		return nil, fmt.Errorf("read statements: %w", err)
 	}
 	return out, nil
 }

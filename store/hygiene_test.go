@@ -125,3 +125,40 @@ func TestDismissPair(t *testing.T) {
 		t.Errorf("DismissedPairs (-want +got):\n%s", diff)
 	}
 }
+
+// TestStatementKeysLeftByAnEditAnswerNothing: keys are never deleted; after an edit changes
+// a fact's statements, a lookup under the old (subject, predicate) finds nothing, and under
+// the new one finds the fact with its new statements.
+func TestStatementKeysLeftByAnEditAnswerNothing(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	old := Triple{Subject: "老王", Predicate: "住在", Object: "北京"}
+	id, _, err := s.AddFact(ctx, "default", NewFact{Content: "老王住在北京", Hash: "a", Triples: &Triples{Version: 1, List: []Triple{old}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Triple{Subject: "老李", Predicate: "住在", Object: "上海"}
+	if _, err := s.EditFact(ctx, id, NewFact{Content: "老李住在上海", Hash: "b", Triples: &Triples{Version: 1, List: []Triple{now}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.TriplesAbout(ctx, "default", []SubjectKey{{"老王", "住在"}}); err != nil || len(got) != 0 {
+		t.Errorf("old key after the edit = %v, %v; want nothing", got, err)
+	}
+	got, err := s.TriplesAbout(ctx, "default", []SubjectKey{{"老李", "住在"}})
+	if err != nil || len(got) != 1 || !cmp.Equal(got[0].Triples, []Triple{now}) {
+		t.Errorf("new key after the edit = %+v, %v; want the fact with its new statement", got, err)
+	}
+}
+
+func TestEncodeTriplesRoundTrip(t *testing.T) {
+	list := []Triple{{Subject: "ci", Predicate: "use", Object: "python 3.12"}, {Subject: "老王", Predicate: "喜欢", Object: "", Negated: true}}
+	if got := DecodeTriples(EncodeTriples(list)); !cmp.Equal(got, list) {
+		t.Errorf("round trip = %+v, want %+v", got, list)
+	}
+	b := EncodeTriples(list)
+	for cut := range b {
+		if got := DecodeTriples(b[:cut]); len(got) > len(list) {
+			t.Fatalf("a truncated blob decoded to %d statements", len(got))
+		}
+	}
+}

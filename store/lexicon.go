@@ -129,39 +129,35 @@ func (s *Store) DocumentChunkIDs(ctx context.Context, docID int64) ([]int64, err
 	return ids, rows.Err()
 }
 
-// Posting is one owner holding a term, with how often.
-type Posting struct {
-	ID int64
-	TF int
-}
-
-// Postings returns every owner of kind whose word index holds term (as the index wrote it),
-// in id order, live or not: the caller knows which owners are live. It reads the index's own
-// postings list, one row per occurrence, and never scores.
-func (s *Store) Postings(ctx context.Context, kind, term string) ([]Posting, error) {
+// TermOwners returns, for each term from through to (inclusive, as the index orders terms:
+// by bytes), the owners of kind whose word index holds it, in id order, live or not: the
+// caller knows which owners are live. from == to asks for one term. It reads the index's own
+// postings lists and never scores.
+func (s *Store) TermOwners(ctx context.Context, kind, from, to string) (map[string][]int64, error) {
 	t := "facts_words_instance"
 	if kind == KindChunk {
 		t = "chunks_words_instance"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT doc FROM `+t+` WHERE term = ?`, term)
+	q, args := `SELECT term, doc FROM `+t+` WHERE term = ?`, []any{from}
+	if to != from {
+		q, args = `SELECT term, doc FROM `+t+` WHERE term >= ? AND term <= ?`, []any{from, to}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read postings of %q: %w", term, err)
+		return nil, fmt.Errorf("read postings of %q: %w", from, err)
 	}
 	defer rows.Close()
-	var out []Posting
+	out := map[string][]int64{}
 	for rows.Next() {
+		var term string
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("read postings of %q: %w", term, err)
+		if err := rows.Scan(&term, &id); err != nil {
+			return nil, fmt.Errorf("read postings of %q: %w", from, err)
 		}
-		if n := len(out); n > 0 && out[n-1].ID == id {
-			out[n-1].TF++
-			continue
-		}
-		out = append(out, Posting{ID: id, TF: 1})
+		out[term] = append(out[term], id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read postings of %q: %w", term, err)
+		return nil, fmt.Errorf("read postings of %q: %w", from, err)
 	}
 	return out, nil
 }

@@ -26,6 +26,7 @@ var migrations = []migration{
 	{name: "triples, supersession links and dismissed contradictions", sql: schemaV6},
 	{name: "word indexes of the engine's own terms, text lengths and the change log", sql: schemaV7},
 	{name: "entity names stored once, trigram index without positions", sql: schemaV8, then: internEntities},
+	{name: "integer dedupe keys, full-text indexes without positions or row sizes, statements in the fact row", sql: schemaV9, then: packStatements},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -498,5 +499,147 @@ func internEntities(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	_, err = tx.ExecContext(ctx, `DROP TABLE entities`)
+	return err
+}
+
+// A fact's dedupe key is 64 bits of its content hash (dedupe, from memdesk_dedupe()), not the
+// 64 hex characters stored in the row and again in the unique index (15% of the file). Two
+// different memories of one space would have to agree on 64 bits to be taken for one: at a
+// million facts the odds are below one in 30 million.
+//
+// The (space, status, id) index goes: counts per space are kept in memory now and a list
+// reads newest first, which needs no index.
+//
+// Neither full-text index keeps positions or row sizes (detail=none, columnsize=0): the
+// engine computes bm25 itself, from its own lengths (wlen) and from how often a term occurs,
+// which the word index now records as terms of their own (the analyzer writes a term once
+// per text, then term⁺2 .. term⁺5 for its 2nd to 5th occurrence): the word index shrinks
+// to a third. Without row sizes FTS5 cannot delete by rowid alone, so the triggers give it
+// the old text (through memdesk_words for the word index) to delete.
+//
+// A fact's statements move into its row (statements, a blob: EncodeTriples), and the index
+// contradictions are looked up by keeps 64 bits of (subject, predicate) and the fact id
+// (statement_keys), not the texts twice. A key is never deleted: a lookup reads the
+// candidate's statements and keeps only the exact ones, so a key left by an edit costs a
+// row, not a wrong answer.
+const schemaV9 = `
+DROP INDEX facts_active_hash;
+DROP INDEX facts_space_status;
+ALTER TABLE facts ADD COLUMN dedupe INTEGER NOT NULL DEFAULT 0;
+UPDATE facts SET dedupe = memdesk_dedupe(hash);
+ALTER TABLE facts DROP COLUMN hash;
+CREATE UNIQUE INDEX facts_active_dedupe ON facts(space, dedupe) WHERE status = 'active';
+
+DROP TRIGGER facts_fts_insert;
+DROP TRIGGER facts_fts_update;
+DROP TRIGGER facts_fts_delete;
+DROP TABLE facts_fts;
+CREATE VIRTUAL TABLE facts_fts USING fts5(content, content='', columnsize=0, tokenize='trigram', detail=none);
+INSERT INTO facts_fts(rowid, content) SELECT id, content FROM facts WHERE status = 'active';
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, status ON facts BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, content) SELECT 'delete', old.id, old.content WHERE old.status = 'active';
+	INSERT INTO facts_fts(rowid, content) SELECT new.id, new.content WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts WHEN old.status = 'active' BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+
+DROP TRIGGER chunks_fts_insert;
+DROP TRIGGER chunks_fts_update;
+DROP TRIGGER chunks_fts_delete;
+DROP TABLE chunks_fts;
+CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='', columnsize=0, tokenize='trigram', detail=none);
+INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks;
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+
+DROP TABLE facts_words_instance;
+DROP TABLE chunks_words_instance;
+DROP TRIGGER facts_words_insert;
+DROP TRIGGER facts_words_update;
+DROP TRIGGER facts_words_delete;
+DROP TRIGGER chunks_words_insert;
+DROP TRIGGER chunks_words_update;
+DROP TRIGGER chunks_words_delete;
+DROP TABLE facts_words;
+DROP TABLE chunks_words;
+DELETE FROM meta WHERE key = 'words_version';
+
+CREATE VIRTUAL TABLE facts_words USING fts5(words, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '-._'");
+CREATE TRIGGER facts_words_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_words(rowid, words) VALUES (new.id, memdesk_words(new.content));
+END;
+CREATE TRIGGER facts_words_update AFTER UPDATE OF content, status ON facts BEGIN
+	INSERT INTO facts_words(facts_words, rowid, words) SELECT 'delete', old.id, memdesk_words(old.content) WHERE old.status = 'active';
+	INSERT INTO facts_words(rowid, words) SELECT new.id, memdesk_words(new.content) WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_words_delete AFTER DELETE ON facts WHEN old.status = 'active' BEGIN
+	INSERT INTO facts_words(facts_words, rowid, words) VALUES ('delete', old.id, memdesk_words(old.content));
+END;
+
+CREATE VIRTUAL TABLE chunks_words USING fts5(words, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '-._'");
+CREATE TRIGGER chunks_words_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_words(rowid, words) VALUES (new.id, memdesk_words(new.text));
+END;
+CREATE TRIGGER chunks_words_update AFTER UPDATE OF text ON chunks BEGIN
+	INSERT INTO chunks_words(chunks_words, rowid, words) VALUES ('delete', old.id, memdesk_words(old.text));
+	INSERT INTO chunks_words(rowid, words) VALUES (new.id, memdesk_words(new.text));
+END;
+CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN
+	INSERT INTO chunks_words(chunks_words, rowid, words) VALUES ('delete', old.id, memdesk_words(old.text));
+END;
+
+CREATE VIRTUAL TABLE facts_words_instance USING fts5vocab(facts_words, instance);
+CREATE VIRTUAL TABLE chunks_words_instance USING fts5vocab(chunks_words, instance);
+
+ALTER TABLE facts ADD COLUMN statements BLOB;
+CREATE TABLE statement_keys (
+	key     INTEGER NOT NULL,
+	fact_id INTEGER NOT NULL,
+	PRIMARY KEY (key, fact_id)
+) WITHOUT ROWID;
+`
+
+// packStatements moves the triples table's rows into the facts' blobs and keys, then drops it.
+func packStatements(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT fact_id, subject, predicate, object, negated FROM triples ORDER BY fact_id, ordinal`)
+	if err != nil {
+		return err
+	}
+	byFact := map[int64][]Triple{}
+	var order []int64
+	for rows.Next() {
+		var id int64
+		var t Triple
+		if err := rows.Scan(&id, &t.Subject, &t.Predicate, &t.Object, &t.Negated); err != nil {
+			rows.Close()
+			return err
+		}
+		if _, ok := byFact[id]; !ok {
+			order = append(order, id)
+		}
+		byFact[id] = append(byFact[id], t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range order {
+		if err := writeStatements(ctx, tx, id, byFact[id]); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE triples`)
 	return err
 }

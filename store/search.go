@@ -69,6 +69,34 @@ func (i Index) table(kind string) string {
 	}
 }
 
+// WordCandidates runs an FTS5 MATCH expression over the word index of kind and returns the
+// live owners it matches, newest first, at most sc.Limit. It does not score: the engine does.
+// The caller builds match from quoted terms; user text must never reach it unquoted.
+func (s *Store) WordCandidates(ctx context.Context, kind, match string, sc SearchScope) ([]Candidate, error) {
+	if kind == KindChunk {
+		rows, err := s.db.QueryContext(ctx, `
+			SELECT `+chunkCandidateColumns+`, 0.0
+			FROM chunks_words JOIN chunks c ON c.id = chunks_words.rowid JOIN documents d ON d.id = c.doc_id
+			WHERE chunks_words MATCH ? AND `+notReserved+` AND (? = '' OR d.space = ?)
+			ORDER BY c.id DESC LIMIT ?`,
+			match, sc.Space, sc.Space, sc.limit())
+		if err != nil {
+			return nil, fmt.Errorf("search knowledge: %w", err)
+		}
+		return scanChunkCandidates(rows)
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT f.id, f.content, f.space, f.created_at, 0.0
+		FROM facts_words JOIN facts f ON f.id = facts_words.rowid
+		WHERE facts_words MATCH ? AND (? = '' OR f.space = ?)
+		ORDER BY f.id DESC LIMIT ?`,
+		match, sc.Space, sc.Space, sc.limit())
+	if err != nil {
+		return nil, fmt.Errorf("search facts: %w", err)
+	}
+	return scanFactCandidates(rows)
+}
+
 // TrigramCandidates runs an FTS5 MATCH expression over the trigram index of kind and returns
 // the owners it matches, newest first, at most sc.Limit: the index keeps no positions, so the
 // expression is of single trigrams (ANDed per substring) and what it matches may not hold
@@ -99,22 +127,6 @@ func (s *Store) TrigramCandidates(ctx context.Context, kind, match string, sc Se
 	return scanFactCandidates(rows)
 }
 
-// MatchFacts runs an FTS5 MATCH expression over active facts in one index, best bm25 first.
-// The caller builds match from quoted terms; user text must never reach it unquoted.
-func (s *Store) MatchFacts(ctx context.Context, idx Index, match string, sc SearchScope) ([]Candidate, error) {
-	t := idx.table(KindFact)
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT f.id, f.content, f.space, f.created_at, -bm25(`+t+`)
-		FROM `+t+` JOIN facts f ON f.id = `+t+`.rowid
-		WHERE `+t+` MATCH ? AND (? = '' OR f.space = ?)
-		ORDER BY bm25(`+t+`), f.id LIMIT ?`,
-		match, sc.Space, sc.Space, sc.limit())
-	if err != nil {
-		return nil, fmt.Errorf("search facts: %w", err)
-	}
-	return scanFactCandidates(rows)
-}
-
 type sqlRows interface {
 	Next() bool
 	Scan(dest ...any) error
@@ -141,21 +153,6 @@ func scanFactCandidates(rows sqlRows) ([]Candidate, error) {
 }
 
 const chunkCandidateColumns = `c.id, c.text, d.space, d.imported_at, d.id, d.path, d.title, c.heading, c.line_start, c.line_end`
-
-// MatchChunks is MatchFacts over knowledge chunks.
-func (s *Store) MatchChunks(ctx context.Context, idx Index, match string, sc SearchScope) ([]Candidate, error) {
-	t := idx.table(KindChunk)
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT `+chunkCandidateColumns+`, -bm25(`+t+`)
-		FROM `+t+` JOIN chunks c ON c.id = `+t+`.rowid JOIN documents d ON d.id = c.doc_id
-		WHERE `+t+` MATCH ? AND `+notReserved+` AND (? = '' OR d.space = ?)
-		ORDER BY bm25(`+t+`), c.id LIMIT ?`,
-		match, sc.Space, sc.Space, sc.limit())
-	if err != nil {
-		return nil, fmt.Errorf("search knowledge: %w", err)
-	}
-	return scanChunkCandidates(rows)
-}
 
 func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 	defer rows.Close()

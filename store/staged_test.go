@@ -20,7 +20,7 @@ func bigDocument(path, hash string, n int, word string) DocumentInput {
 
 func matchCount(t *testing.T, s *Store, word string) int {
 	t.Helper()
-	got, err := s.MatchChunks(context.Background(), IndexWords, `"`+word+`"`, SearchScope{Space: "default", Limit: 100000})
+	got, err := s.WordCandidates(context.Background(), KindChunk, `"`+word+`"`, SearchScope{Space: "default", Limit: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}

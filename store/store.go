@@ -9,7 +9,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/url"
@@ -163,9 +165,16 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 	if err != nil {
 		return err
 	}
-	return c.CreateFunction("memdesk_wlen", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+	err = c.CreateFunction("memdesk_wlen", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
 		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
 			ctx.ResultInt(count(arg[0].Text()))
+		})
+	if err != nil {
+		return err
+	}
+	return c.CreateFunction("memdesk_dedupe", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+			ctx.ResultInt64(dedupeKey(arg[0].Text()))
 		})
 }
 
@@ -224,3 +233,9 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
+
+// dedupeKey is the 64 bits of a fact's content hash that its dedupe index holds.
+func dedupeKey(hash string) int64 {
+	sum := sha256.Sum256([]byte(hash))
+	return int64(binary.LittleEndian.Uint64(sum[:8]))
+}

@@ -57,7 +57,11 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Fatalf("migrate to v%d: %v", from, err)
 			}
 			if from >= 1 {
-				if _, err := db.Exec(`INSERT INTO facts(space, content, hash, created_at, updated_at) VALUES ('default', 'old fact', 'h', 1, 1)`); err != nil {
+				hash := "hash"
+				if from >= 9 {
+					hash = "dedupe"
+				}
+				if _, err := db.Exec(`INSERT INTO facts(space, content, ` + hash + `, created_at, updated_at) VALUES ('default', 'old fact', 'h', 1, 1)`); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -72,7 +76,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Errorf("version after Open = %d (%v), want %d", v, err, SchemaVersion())
 			}
 			if from >= 1 {
-				if got, err := s.MatchFacts(ctx, IndexWords, `"old fact"`, SearchScope{}); err != nil || len(got) != 1 {
+				if got, err := s.WordCandidates(ctx, KindFact, `"old" AND "fact"`, SearchScope{}); err != nil || len(got) != 1 {
 					t.Errorf("fact written at v%d: words MatchFacts = %v, %v; want 1 hit", from, got, err)
 				}
 				if got, err := s.TrigramCandidates(ctx, KindFact, `"old" AND "fac"`, SearchScope{}); err != nil || len(got) != 1 {
@@ -121,7 +125,7 @@ func TestFactLifecycle(t *testing.T) {
 
 	search := func(match string) []int64 {
 		t.Helper()
-		got, err := s.MatchFacts(ctx, IndexWords, match, SearchScope{Space: "default"})
+		got, err := s.WordCandidates(ctx, KindFact, match, SearchScope{Space: "default"})
 		if err != nil {
 			t.Fatalf("MatchFacts(%s): %v", match, err)
 		}
@@ -304,8 +308,8 @@ func TestIntegrityDetectsIndexDrift(t *testing.T) {
 	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: "indexed fact", Hash: "h"}); err != nil {
 		t.Fatal(err)
 	}
-	// Simulate a writer that bypassed the triggers.
-	if _, err := s.db.Exec(`DELETE FROM facts_fts WHERE rowid = 1`); err != nil {
+	// Simulate a writer that bypassed the triggers: an index row with no fact behind it.
+	if _, err := s.db.Exec(`INSERT INTO facts_words(rowid, words) VALUES (999, 'ghost')`); err != nil {
 		t.Fatal(err)
 	}
 	problems, err := s.Integrity(ctx)
@@ -397,7 +401,7 @@ func TestWordIndexFollowsAnalysisVersion(t *testing.T) {
 	}
 	hits := func(s *Store, match string) int {
 		t.Helper()
-		got, err := s.MatchFacts(ctx, IndexWords, match, SearchScope{})
+		got, err := s.WordCandidates(ctx, KindFact, match, SearchScope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -556,4 +560,88 @@ func sortedIDs(ids []int64) []int64 {
 	out := append([]int64(nil), ids...)
 	slices.Sort(out)
 	return out
+}
+
+// TestTrigramIndexFollowsEdits: the trigram index keeps no row sizes, so its triggers delete
+// with the old text; an edit, a forget and a restore each leave exactly the live text
+// findable, and the index stays sound.
+func TestTrigramIndexFollowsEdits(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	id, _, err := s.AddFact(ctx, "default", NewFact{Content: "the zeppelin hangar", Hash: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(expr string) int {
+		t.Helper()
+		got, err := s.TrigramCandidates(ctx, KindFact, expr, SearchScope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	const zep, blimp = `"zep" AND "ppe"`, `"bli" AND "imp"`
+	if count(zep) != 1 {
+		t.Fatal("new fact not found by its trigrams")
+	}
+	if _, err := s.EditFact(ctx, id, NewFact{Content: "the blimp hangar", Hash: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if count(zep) != 0 || count(blimp) != 1 {
+		t.Errorf("after the edit: old text %d, new text %d matches; want 0 and 1", count(zep), count(blimp))
+	}
+	if _, err := s.SetFactStatus(ctx, id, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
+	if count(blimp) != 0 {
+		t.Error("forgotten fact still found")
+	}
+	if _, err := s.SetFactStatus(ctx, id, StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	if count(blimp) != 1 {
+		t.Error("restored fact not found")
+	}
+	if problems, err := s.Integrity(ctx); err != nil || len(problems) > 0 {
+		t.Errorf("Integrity = %v, %v", problems, err)
+	}
+}
+
+// TestMigratePacksStatements: statement rows written before schema v9 end up in their fact's
+// row, found by (subject, predicate) as before, and the old table is gone.
+func TestMigratePacksStatements(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := &Store{path: path, opts: Options{Words: strings.ToLower}}
+	db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.db = db
+	if err := old.migrate(ctx, migrations[:8]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO facts(id, space, content, hash, created_at, updated_at, triple_rules) VALUES (1, 'default', '老王住在北京', 'a', 1, 1, 2)`,
+		`INSERT INTO triples(fact_id, ordinal, subject, predicate, object, negated) VALUES (1, 0, '老王', '住在', '北京', 0), (1, 1, '老王', '喜欢', '猫', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path, Options{Words: strings.ToLower})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.TriplesAbout(ctx, "default", []SubjectKey{{"老王", "喜欢"}})
+	want := []FactTriples{{FactID: 1, Space: "default", Triples: []Triple{
+		{Subject: "老王", Predicate: "住在", Object: "北京"}, {Subject: "老王", Predicate: "喜欢", Object: "猫", Negated: true}}}}
+	if err != nil || !cmp.Equal(got, want) {
+		t.Errorf("TriplesAbout after migrating = %+v, %v; want %+v", got, err, want)
+	}
+	if err := s.db.QueryRow(`SELECT 1 FROM sqlite_schema WHERE name = 'triples'`).Scan(new(int)); err == nil {
+		t.Error("the triples table survived the migration")
+	}
 }

@@ -34,6 +34,10 @@ func (s *Store) WordDF(ctx context.Context, kind, space string, terms []string, 
 		if _, done := df[term]; done {
 			continue
 		}
+		if !indexToken(term) {
+			df[term] = 0 // not one term of the index: no text holds it
+			continue
+		}
 		var n int
 		args := append(append([]any{}, scope...), quotePhrase(term), limit+1)
 		if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
@@ -55,4 +59,20 @@ func quotePhrase(term string) string {
 		b = append(b, term[i])
 	}
 	return string(append(b, '"'))
+}
+
+// indexToken reports whether term is one token to the word index's tokenizer (ascii, with
+// '-', '.' and '_' as token characters): no ASCII character outside letters, digits and those.
+// Anything else would be split into a phrase, which an index without positions cannot ask.
+func indexToken(term string) bool {
+	if term == "" {
+		return false
+	}
+	for i := 0; i < len(term); i++ {
+		c := term[i]
+		if c < 0x80 && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -30,8 +30,8 @@ func TestWordDF(t *testing.T) {
 	for i, r := range rows {
 		// Written as rows, so the test does not depend on how facts are added; the triggers
 		// keep the word index in step as they do for every write.
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO facts(space, content, hash, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, 0, 0)`, r.space, r.content, string(rune('a'+i)), r.status); err != nil {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO facts(space, content, dedupe, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 0, 0)`, r.space, r.content, i, r.status); err != nil {
 			t.Fatalf("insert %q: %v", r.content, err)
 		}
 	}

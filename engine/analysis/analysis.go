@@ -30,7 +30,7 @@ import (
 
 // Version names the analysis. Anything indexed under another version is re-indexed: bump it
 // whenever Terms can give other terms for the same text.
-const Version = 3
+const Version = 4
 
 // Kind says what a term is.
 type Kind uint8
@@ -81,22 +81,44 @@ func Terms(text string) iter.Seq[Term] {
 	}
 }
 
-// IndexText is text as the word index stores it (its terms, space-separated, for an FTS5 table
-// whose tokenizer splits on spaces and nothing else in them) and its length in counted terms.
+// IndexText is text as the word index stores it, and its length in counted terms. The index
+// keeps no positions, so it records how often a term occurs as terms of their own: each term
+// once, then TFMarker(term, k) for its k-th occurrence, k from 2 to MaxTF. Space-separated,
+// for an FTS5 table whose tokenizer splits on spaces and nothing else in them.
 func IndexText(text string) (string, int) {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/2)
+	seen := map[string]int{}
 	n := 0
 	for t := range Terms(text) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t.Text)
 		if t.Counted() {
 			n++
 		}
+		k := seen[t.Text] + 1
+		seen[t.Text] = k
+		if k > MaxTF {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if k == 1 {
+			b.WriteString(t.Text)
+		} else {
+			b.WriteString(TFMarker(t.Text, k))
+		}
 	}
 	return b.String(), n
+}
+
+// MaxTF is the highest occurrence count the word index records: bm25 saturates, and
+// 5 occurrences score within 10% of 50.
+const MaxTF = 5
+
+// TFMarker is the index term recording the k-th occurrence (2 <= k <= MaxTF) of term in a
+// text. The marker character folds to ASCII punctuation, so no analyzed term contains it.
+func TFMarker(term string, k int) string {
+	return term + "⁺" + string(rune('0'+k))
 }
 
 // Length is how many counted terms text has: the length the word index's bm25 normalizes by.

@@ -79,6 +79,7 @@ func TestIndexTextAndLength(t *testing.T) {
 	}{
 		{"CI uses go-sqlite3", "ci use go-sqlite3 go sqlite3", 3},
 		{"老王喜欢", "老王 老 王喜 王 喜欢 喜 欢", 3},
+		{"go go go go go go Go", "go go⁺2 go⁺3 go⁺4 go⁺5", 7}, // occurrences past MaxTF are counted, not recorded
 		{"猫", "猫", 1},
 		{"", "", 0},
 	}

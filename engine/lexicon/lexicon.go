@@ -37,7 +37,7 @@ type Reader interface {
 	LiveOwners(ctx context.Context, kind string, fn func(store.Owner)) (int64, error)
 	OwnersByID(ctx context.Context, kind string, ids []int64) (map[int64]store.Owner, map[int64]string, error)
 	DocumentChunkIDs(ctx context.Context, docID int64) ([]int64, error)
-	Postings(ctx context.Context, kind, term string) ([]store.Posting, error)
+	TermOwners(ctx context.Context, kind, from, to string) (map[string][]int64, error)
 	EntityNameIDs(ctx context.Context, names []string) (map[string]int64, error)
 }
 
@@ -340,8 +340,8 @@ func (k *kindIndex) cacheTerms(id int64, text string) {
 	}
 	tf := map[string]int{}
 	for t := range analysis.Terms(text) {
-		if _, ok := k.cache[t.Text]; ok {
-			tf[t.Text]++
+		if _, ok := k.cache[t.Text]; ok && tf[t.Text] < analysis.MaxTF {
+			tf[t.Text]++ // the index records at most MaxTF occurrences
 		}
 	}
 	u := uint32(id)
@@ -365,17 +365,32 @@ func (x *Index) postings(ctx context.Context, k *kindIndex, term string) (*posti
 		pl.lastUse = x.clock
 		return pl, nil
 	}
-	ps, err := x.rd.Postings(ctx, k.kind, term)
+	owners, err := x.rd.TermOwners(ctx, k.kind, term, term)
 	if err != nil {
 		return nil, err
 	}
-	pl := &postingList{ids: make([]uint32, 0, len(ps)), tfs: make([]uint16, 0, len(ps)), lastUse: x.clock}
-	for _, p := range ps {
-		if p.ID < 0 || p.ID > math.MaxUint32 {
+	ids := owners[term]
+	pl := &postingList{ids: make([]uint32, 0, len(ids)), tfs: make([]uint16, 0, len(ids)), lastUse: x.clock}
+	for _, id := range ids {
+		if id < 0 || id >= dead {
 			continue
 		}
-		pl.ids = append(pl.ids, uint32(p.ID))
-		pl.tfs = append(pl.tfs, uint16(min(p.TF, math.MaxUint16)))
+		pl.ids = append(pl.ids, uint32(id))
+		pl.tfs = append(pl.tfs, 1)
+	}
+	if len(pl.ids) > 0 {
+		// How often: one more for each occurrence marker an owner holds.
+		more, err := x.rd.TermOwners(ctx, k.kind, analysis.TFMarker(term, 2), analysis.TFMarker(term, analysis.MaxTF))
+		if err != nil {
+			return nil, err
+		}
+		for _, ids := range more {
+			for _, id := range ids {
+				if i, ok := slices.BinarySearch(pl.ids, uint32(id)); ok && id >= 0 && id < dead {
+					pl.tfs[i]++
+				}
+			}
+		}
 	}
 	k.cache[term] = pl
 	k.cached += len(pl.ids)
