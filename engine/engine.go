@@ -70,6 +70,8 @@ type Options struct {
 	// Embedder is the semantic leg's backend; nil switches the leg off. Recall never waits
 	// for it: until it is Ready, the lexical and entity legs answer alone.
 	Embedder Embedder
+	// TraceSQL, when set, is told every SQL statement the store runs (diagnostics, tests).
+	TraceSQL func(sql string)
 }
 
 func (o Options) withDefaults() Options {
@@ -117,7 +119,8 @@ type Engine struct {
 
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
-	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length, WordsVersion: analysis.Version})
+	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
+		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL})
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,10 @@ func scanOwners(rows *sql.Rows, fn func(Owner)) error {
 	return rows.Err()
 }
 
+// wholeScan marks the statements that read a whole table on purpose: the one load of an
+// in-memory copy per process. The recall-path plan test lets them scan and nothing else.
+const wholeScan = "/* whole scan: one load per process */ "
+
 // LiveOwners calls fn with every live owner of kind, in id order, and returns the change
 // sequence the read is consistent with: changes after it are not in what fn saw.
 func (s *Store) LiveOwners(ctx context.Context, kind string, fn func(Owner)) (seq int64, err error) {
@@ -63,7 +67,7 @@ func (s *Store) LiveOwners(ctx context.Context, kind string, fn func(Owner)) (se
 		if kind == KindChunk {
 			where = ` WHERE ` + notReserved + ` ORDER BY c.id`
 		}
-		rows, err := tx.QueryContext(ctx, ownerSelect(kind)+where)
+		rows, err := tx.QueryContext(ctx, wholeScan+ownerSelect(kind)+where)
 		if err != nil {
 			return err
 		}

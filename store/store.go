@@ -28,6 +28,11 @@ import (
 // ErrNotFound is returned when a fact, document or chunk id does not exist.
 var ErrNotFound = errors.New("not found")
 
+// pageCacheKiB is each connection's page cache: recall reads little from SQLite now (its
+// indexes are copied in memory), but an import writes index pages of thousands of chunks, and
+// SQLite's default of 2 MB made it re-read them.
+const pageCacheKiB = 8 << 10
+
 // busyTimeout is how long a writer waits for another process's transaction before SQLite
 // reports SQLITE_BUSY. Writes are short, so anything near this means a stuck peer.
 const busyTimeout = 10 * time.Second
@@ -50,6 +55,9 @@ type Options struct {
 	// WordsVersion names the Words analysis; a database indexed under another version has
 	// its word indexes rebuilt on open.
 	WordsVersion int
+	// TraceSQL, when set, is told the text of every statement each connection runs (a
+	// diagnostic: the recall-path plan test reads what recall really asks).
+	TraceSQL func(sql string)
 }
 
 // Open opens (creating if needed) the database at path and migrates it to the current
@@ -83,7 +91,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_txlock=immediate" +
 		"&modeof=" + url.QueryEscape(abs) +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
-		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)"
+		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)" +
+		fmt.Sprintf("&_pragma=cache_size(%d)", -pageCacheKiB)
 	s := &Store{path: abs, opts: opts}
 	db, err := driver.Open(dsn, s.registerExtensions)
 	if err != nil {
@@ -98,6 +107,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
+	// Let SQLite refresh the statistics its planner reads when they are missing or stale,
+	// within a bounded amount of work (0x10002: analysis limits on, every table considered).
+	// It is an optimization: when another process holds the write lock (an import) it gives
+	// up rather than hold this open up, and its error is not the caller's.
+	optCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	_, _ = db.ExecContext(optCtx, `PRAGMA optimize=0x10002`)
+	cancel()
 	return s, nil
 }
 
@@ -150,6 +166,17 @@ func createSidecars(path string) error {
 func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 	if err := fts5.Register(c); err != nil {
 		return err
+	}
+	if trace := s.opts.TraceSQL; trace != nil {
+		err := c.Trace(sqlite3.TRACE_STMT, func(_ sqlite3.TraceEvent, _, sql any) error {
+			if text, ok := sql.(string); ok {
+				trace(text)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	words, count := s.opts.Words, s.opts.WordCount
 	if words == nil { // a Store built by hand (tests of old schema versions)
