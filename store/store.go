@@ -107,13 +107,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
-	// Let SQLite refresh the statistics its planner reads when they are missing or stale,
-	// within a bounded amount of work (0x10002: analysis limits on, every table considered).
-	// It is an optimization: when another process holds the write lock (an import) it gives
-	// up rather than hold this open up, and its error is not the caller's.
-	optCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	_, _ = db.ExecContext(optCtx, `PRAGMA optimize=0x10002`)
-	cancel()
+	// No PRAGMA optimize (ANALYZE): statistics taken while a store is young describe tiny
+	// tables, and FTS5's own statements planned with them later were slow enough to halve
+	// ingest (100k facts: 7,700 -> 3,500 facts/s). Every statement recall runs uses its index
+	// without statistics (TestRecallPathUsesIndexes).
 	return s, nil
 }
 
