@@ -46,7 +46,7 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 
 // entityLeg finds candidates through the query's anchors, from the in-memory entity postings,
 // and adds the candidates the lexical leg did not find to g.
-func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string, queryEntities []string) (map[rank.Key]rank.EntityEvidence, []string, error) {
+func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string, queryEntities []string) (map[rank.Key]rank.EntityEvidence, map[string]int, error) {
 	if len(queryEntities) == 0 {
 		return nil, nil, nil
 	}
@@ -67,7 +67,7 @@ func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string,
 			}
 		}
 	}
-	return out, found.Anchors, nil
+	return out, found.DF, nil
 }
 
 // SweepReport says what one entity sweep pass did.

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/lexicon"
 	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/engine/rank"
@@ -56,18 +59,16 @@ type Hit struct {
 	Legs    LegScores `json:"legs"`
 	Why     string    `json:"why"`
 	Matched []string  `json:"matched,omitempty"`
-	// Rare are the matched terms rare in the searched corpus; each counted twice toward
-	// FTSBar.
-	Rare    []string `json:"rare,omitempty"`
-	Anchors []string `json:"anchors,omitempty"`
+	// Evidence is what the matched terms (or shared anchors) are worth: how unlikely a match
+	// this good is by chance in the searched scope (package rank, evidence.go).
+	Evidence float64  `json:"evidence,omitempty"`
+	Anchors  []string `json:"anchors,omitempty"`
 	// SemanticOnly marks a hit only the semantic leg found: it ranks after every hit the
 	// lexical or entity leg found.
-	SemanticOnly bool `json:"semantic_only,omitempty"`
-	// FTSBar is the FTS floor this hit cleared (0: the query was not FTS-graded).
-	FTSBar    int       `json:"fts_bar,omitempty"`
-	Space     string    `json:"space"`
-	CreatedAt time.Time `json:"created_at"`
-	Doc       *DocRef   `json:"doc,omitempty"`
+	SemanticOnly bool      `json:"semantic_only,omitempty"`
+	Space        string    `json:"space"`
+	CreatedAt    time.Time `json:"created_at"`
+	Doc          *DocRef   `json:"doc,omitempty"`
 }
 
 // FloorReport says which floors a recall applied and how many candidates each dropped.
@@ -138,7 +139,8 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	for i, g := range gathered {
 		sources[i] = &g.source
 	}
-	ranked := rank.Rank(rank.Query{Readings: plan.graded, Window: plan.when, SemanticNoise: plan.semanticNoise},
+	ranked := rank.Rank(rank.Query{Window: plan.when, SemanticNoise: plan.semanticNoise, Focus: e.focusUnits(plan.entityText),
+		Asked: len(plan.words)},
 		sources, e.rankConfig())
 	switch {
 	case ranked.WindowIgnored && len(ranked.Hits) > 0:
@@ -160,22 +162,41 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	return res, nil
 }
 
+// focusUnits are the units of the query that can carry its topic (package background).
+// Chinese words need the segmenter: until the entity extractor has loaded, CJK text has none,
+// and a Chinese query is answered on its evidence alone.
+func (e *Engine) focusUnits(text string) []rank.FocusUnit {
+	var cut func(string) []background.CJKWord
+	if x := e.ents.Load(); x != nil {
+		cut = func(run string) []background.CJKWord {
+			words := x.ContentWords(run)
+			out := make([]background.CJKWord, len(words))
+			for i, w := range words {
+				out[i] = background.CJKWord{Start: w.Start, Len: w.Len, Specificity: w.Specificity}
+			}
+			return out
+		}
+	}
+	units := background.Units(text, cut)
+	out := make([]rank.FocusUnit, len(units))
+	for i, u := range units {
+		out[i] = rank.FocusUnit{Terms: u.Terms, All: u.All, Surface: u.Surface, Specificity: u.Specificity}
+	}
+	return out
+}
+
 // rankConfig is the ranking stage's configuration from the engine's options.
 func (e *Engine) rankConfig() rank.Config {
 	return rank.Config{Floors: *e.opts.Floors, Weights: e.opts.Weights, Mix: e.opts.LexicalMix}
 }
 
 // queryPlan is a query read once. Relative time words become a created-time filter and leave
-// the text; question words and filler are stripped for a second reading. Each reading is
-// graded on its own, and a candidate clears the term bar if it clears either.
+// the text; question words and filler are stripped, and what is left is searched.
 type queryPlan struct {
-	trigram []string // trigram index terms (substrings)
-	// words are the word index terms the lexical leg scores (of the stripped reading when
-	// there is one); lexical are those and then the other readings' graded terms, which it
-	// only looks up, so every candidate says which graded terms it holds.
-	words     []string
-	lexical   []lexicon.Term
-	graded    []rank.Graded
+	trigram []string // substrings for the trigram fallback
+	// words are the word index terms the lexical leg searches (the lexicon keeps the rarest
+	// when there are more than it scores).
+	words     []analysis.Term
 	when      *rank.Window
 	timeWords string
 	// entityText is the reading entities are extracted from; entities are filled by Recall
@@ -203,33 +224,31 @@ func planQuery(q string, now time.Time) queryPlan {
 		}
 		p.timeWords = strings.Join(words, ", ")
 	}
-	p.trigram = query.Parse(rest).Trigram
-	p.graded = []rank.Graded{rank.Grade(rest)}
-	p.words = query.WordTerms(rest)
-	p.entityText = rest
-	p.semanticText = rest
+	reading := rest
 	if stripped := rewrite.Strip(rest); stripped != "" && stripped != rest {
-		p.graded = append(p.graded, rank.Grade(stripped))
-		p.words = query.WordTerms(stripped)
-		p.entityText = stripped
+		reading = stripped
 	}
-	seen := map[string]bool{}
-	add := func(term string, weight float64) {
-		if !seen[term] && len(p.lexical) < lexicon.MaxTerms {
-			seen[term] = true
-			p.lexical = append(p.lexical, lexicon.Term{Text: term, Weight: weight})
-		}
-	}
-	for _, w := range p.words {
-		add(w, 1)
-	}
-	for _, g := range p.graded {
-		for _, t := range g.Terms() {
-			add(t, 0)
-		}
-	}
+	p.trigram = substringTerms(reading)
+	p.words = query.LexicalTerms(reading, lexicon.MaxAsked)
+	p.entityText = reading
+	p.semanticText = rest
 	return p
 }
+
+// substringTerms are what the trigram fallback looks for: the query's words and CJK 3-grams of
+// 4 or more characters (shorter ones are inside too many unrelated words to say anything).
+func substringTerms(q string) []string {
+	var out []string
+	for _, t := range query.Parse(q).Trigram {
+		if utf8.RuneCountInString(t) >= minSubstring || query.IsCJKTerm(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// minSubstring is the shortest Latin substring the fallback looks for.
+const minSubstring = 4
 
 // empty reports a query with nothing left to match (only time words, or only punctuation).
 func (p queryPlan) empty() bool {
@@ -246,12 +265,19 @@ type gathered struct {
 // ranking stage comes after, so its relaxed retry needs no second search.
 func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope) (*gathered, error) {
 	g := &gathered{source: rank.Source{Kind: kind, Candidates: map[rank.Key]rank.Candidate{}}}
-	for _, t := range plan.lexical {
-		g.source.LexicalTerms = append(g.source.LexicalTerms, t.Text)
+	terms := make([]lexicon.Term, len(plan.words))
+	for i, t := range plan.words {
+		terms[i] = lexicon.Term{Text: t.Text, Weight: 1}
 	}
-	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: plan.lexical, Limit: candidateLimit})
+	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: terms, Limit: candidateLimit})
 	if err != nil {
 		return nil, err
+	}
+	g.source.N = words.N
+	for bit, i := range words.Terms {
+		t := plan.words[i]
+		g.source.LexicalTerms = append(g.source.LexicalTerms, rank.Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos})
+		g.source.DF = append(g.source.DF, words.DF[bit])
 	}
 	list := rank.LexicalList{Index: rank.Words, Scores: make([]rank.Score, 0, len(words.Matches))}
 	for _, m := range words.Matches {
@@ -271,14 +297,12 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 		g.source.Lexical = append(g.source.Lexical, sub)
 	}
 	g.source.Lexical = append(g.source.Lexical, list)
-
-	n := words.N
-	df := map[string]int{}
-	for i, t := range plan.lexical {
-		df[t.Text] = words.DF[i]
+	if g.source.N == 0 {
+		if g.source.N, err = e.lex.Stats(ctx, kind, sc.Space); err != nil {
+			return nil, err
+		}
 	}
-	g.source.Rare = rank.RareTerms(df, n)
-	if g.source.Entity, g.anchors, err = e.entityLeg(ctx, g, kind, sc.Space, plan.entities); err != nil {
+	if g.source.Entity, g.source.EntityDF, err = e.entityLeg(ctx, g, kind, sc.Space, plan.entities); err != nil {
 		return nil, err
 	}
 	g.source.Semantic, g.source.SemanticNoise, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticNoise)
@@ -308,9 +332,14 @@ func (e *Engine) keep(g *gathered, c store.Candidate) rank.Key {
 
 // substrings is the trigram fallback: the texts holding any of terms as a substring, scored
 // by how many distinct terms each holds and, among equals, by being shorter (the closer
-// match). The index keeps no positions, so each candidate's text is checked here.
+// match). The index keeps no positions, so each candidate's text is checked here. Each term's
+// holders among what was read are its document frequency for the evidence (a floor: the
+// fallback reads a bounded number).
 func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms []string, sc store.SearchScope) (rank.LexicalList, error) {
 	list := rank.LexicalList{Index: rank.Trigram}
+	if len(terms) > 64 {
+		terms = terms[:64]
+	}
 	expr := query.TrigramExpr(terms)
 	if expr == "" {
 		return list, nil
@@ -319,12 +348,26 @@ func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms
 	if err != nil {
 		return list, err
 	}
+	g.source.Substrings = terms
+	g.source.SubstringDF = make([]int, len(terms))
 	for _, c := range cands {
-		n := len(query.Matched(c.Text, terms))
+		var mask uint64
+		n := 0
+		for i, t := range terms {
+			if len(query.Matched(c.Text, []string{t})) > 0 {
+				mask |= 1 << i
+				g.source.SubstringDF[i]++
+				n++
+			}
+		}
 		if n == 0 {
 			continue // its trigrams are there, scattered; the substring is not
 		}
-		list.Scores = append(list.Scores, rank.Score{Key: e.keep(g, c), Raw: float64(n) + 1/float64(2+len([]rune(c.Text)))})
+		key := e.keep(g, c)
+		cand := g.source.Candidates[key]
+		cand.Substrings = mask
+		g.source.Candidates[key] = cand
+		list.Scores = append(list.Scores, rank.Score{Key: key, Raw: float64(n) + 1/float64(2+len([]rune(c.Text)))})
 	}
 	return list, nil
 }
@@ -352,8 +395,8 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 			continue // removed since it was found
 		}
 		h := Hit{
-			ID: c.ID, Text: c.Text, Score: r.Score, Legs: r.Legs, Matched: r.Matched, Rare: r.Rare,
-			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly, FTSBar: r.Bar,
+			ID: c.ID, Text: c.Text, Score: r.Score, Legs: r.Legs, Matched: r.Matched, Evidence: r.Evidence,
+			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly,
 			Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory, Why: rank.Explain(r),
 		}
 		if c.Kind == store.KindChunk {

@@ -219,7 +219,11 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 		return
 	case len(res.Hits) == 0:
 		r.note.Importance = widget.MediumImportance
-		r.note.SetText("Nothing relevant.")
+		if why := res.Floors.Unanswered(); why != "" {
+			r.note.SetText("Nothing relevant: " + why + ".")
+		} else {
+			r.note.SetText("Nothing relevant.")
+		}
 		return
 	}
 	msg := plural(len(res.Hits), "hit", "hits")

@@ -62,8 +62,8 @@ func TestRecallNothingRelevant(t *testing.T) {
 	r := h.u.recall
 	test.Type(r.query, "zebra crossing")
 	h.waitFor("an answer", func() bool { return r.shown.Query == "zebra crossing" })
-	if got := r.note.Text; got != "Nothing relevant." {
-		t.Errorf("note = %q, want %q", got, "Nothing relevant.")
+	if want := "Nothing relevant: no text holds any of its words."; r.note.Text != want {
+		t.Errorf("note = %q, want %q", r.note.Text, want)
 	}
 	if n := len(r.results.Objects); n != 0 {
 		t.Errorf("%d result cards, want none", n)

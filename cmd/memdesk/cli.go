@@ -224,6 +224,10 @@ func (c *cli) loadConfig(cfgPath, dbFlag string) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range cfg.Retired {
+		old, next, _ := strings.Cut(r, " -> ")
+		c.log.Warn("a setting in the config file is no longer used and is ignored", "key", old, "use", next, "file", cfgPath)
+	}
 	if dbFlag != "" {
 		if err := cfg.Set("db_path", dbFlag, config.SourceFlag); err != nil {
 			return err
@@ -288,7 +292,10 @@ func (c *cli) engineOptions() engine.Options {
 		},
 		Weights: engine.Weights{FTS: cfg.Weights.FTS, Entity: cfg.Weights.Entity, Semantic: cfg.Weights.Semantic},
 		Floors: &engine.Floors{
-			MinFTSTerms:           cfg.Floors.MinFTSTerms,
+			MinEvidence:           cfg.Floors.MinEvidence,
+			HitEvidence:           cfg.Floors.HitEvidence,
+			FocusTerms:            cfg.Floors.FocusTerms,
+			FocusShare:            cfg.Floors.FocusShare,
 			MinJaccard:            cfg.Floors.MinJaccard,
 			MinSemanticSimilarity: cfg.Floors.MinSemanticSimilarity,
 		},

@@ -230,7 +230,11 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 
 func printRecall(w io.Writer, res engine.RecallResult) {
 	if len(res.Hits) == 0 {
-		fmt.Fprintln(w, "nothing relevant found")
+		if why := res.Floors.Unanswered(); why != "" {
+			fmt.Fprintf(w, "nothing relevant found: %s\n", why)
+		} else {
+			fmt.Fprintln(w, "nothing relevant found")
+		}
 	}
 	if res.Relaxed {
 		fmt.Fprintln(w, "(no strict match; showing looser matches)")

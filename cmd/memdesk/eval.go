@@ -42,6 +42,8 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	legs := fs.String("legs", "fts,entity", "retrieval legs to use: fts (always on), entity, semantic (needs Ollama)")
 	breakdown := fs.String("breakdown", "", "also report the metrics per value of this queries_meta.jsonl field")
 	perQuery := fs.String("per-query", "", "write every query's ranked hits, scores and why to this JSONL file")
+	unrelated := fs.String("unrelated-from", "", "also ask the queries of this benchmark directory, as unrelated (no answer expected)")
+	unrelatedLimit := fs.Int("unrelated-limit", 0, "ask at most this many of --unrelated-from's queries (0: all)")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -55,7 +57,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	case (*beirDir == "") == (*casesFile == ""):
 		return usagef("eval: give either --beir DIR or --cases FILE\nusage: %s", evalUsage)
 	case *casesFile != "":
-		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs", "breakdown", "per-query"} {
+		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs", "breakdown", "per-query", "unrelated-from", "unrelated-limit"} {
 			if set[name] {
 				dash := "--"
 				if len(name) == 1 {
@@ -72,7 +74,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	}
 	opts := beirRun{dir: *beirDir, scope: eval.Scope(*scope), as: enginearm.As(*as), k: *k,
 		baseline: *baseline, limit: *limit, out: *out, entities: entities, semantic: semantic,
-		breakdown: *breakdown, perQuery: *perQuery}
+		breakdown: *breakdown, perQuery: *perQuery, unrelated: *unrelated, unrelatedLimit: *unrelatedLimit}
 	switch {
 	case opts.scope != eval.ScopeNone && opts.scope != eval.ScopePrefix:
 		return usagef("eval: --scope %q: want none or prefix", *scope)
@@ -121,6 +123,9 @@ type beirRun struct {
 	// file for every query's hits.
 	breakdown string
 	perQuery  string
+	// unrelated is another benchmark whose queries are asked as unrelated ones.
+	unrelated      string
+	unrelatedLimit int
 }
 
 func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
@@ -129,6 +134,16 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 		return err
 	}
 	ds.LimitQueries(o.limit)
+	if o.unrelated != "" {
+		qs, err := eval.LoadQueries(o.unrelated)
+		if err != nil {
+			return err
+		}
+		if o.unrelatedLimit > 0 && len(qs) > o.unrelatedLimit {
+			qs = qs[:o.unrelatedLimit]
+		}
+		ds.AddUnrelated(qs, o.scope)
+	}
 	var groups map[string]string
 	if o.breakdown != "" {
 		if groups, err = eval.LoadQueryGroups(o.dir, o.breakdown); err != nil {

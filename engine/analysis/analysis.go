@@ -52,6 +52,11 @@ type Term struct {
 	// Surface is the folded text the term came from, before stemming ("services" for
 	// servic), for explanations.
 	Surface string
+	// Run is the index of the run of text the term came from (a word with its joiners, or a
+	// CJK run), counted from 0; Pos is the term's first character within that run (CJK
+	// bigrams and unigrams; 0 for words). Terms of one run are not independent: a compound
+	// holds its parts, overlapping bigrams share a character.
+	Run, Pos int
 	// alone marks the unigram of a one-character CJK run: it is the run's only term.
 	alone bool
 }
@@ -73,10 +78,17 @@ func (t Term) Counted() bool {
 func Terms(text string) iter.Seq[Term] {
 	return func(yield func(Term) bool) {
 		folded := Fold(text)
+		n := 0
 		for run := range runs(folded) {
-			if !run.emit(yield) {
+			i := n
+			ok := run.emit(func(t Term) bool {
+				t.Run = i
+				return yield(t)
+			})
+			if !ok {
 				return
 			}
+			n++
 		}
 	}
 }
@@ -311,17 +323,17 @@ func emitCJK(s string, yield func(Term) bool) bool {
 	if _, n := utf8.DecodeRuneInString(s); n == len(s) {
 		return yield(Term{Text: s, Kind: Unigram, Surface: s, alone: true})
 	}
-	for i := 0; i < len(s); {
+	for i, pos := 0, 0; i < len(s); pos++ {
 		_, n := utf8.DecodeRuneInString(s[i:])
 		if i+n < len(s) {
 			_, m := utf8.DecodeRuneInString(s[i+n:])
 			bi := s[i : i+n+m]
-			if !yield(Term{Text: bi, Kind: Bigram, Surface: bi}) {
+			if !yield(Term{Text: bi, Kind: Bigram, Surface: bi, Pos: pos}) {
 				return false
 			}
 		}
 		uni := s[i : i+n]
-		if !yield(Term{Text: uni, Kind: Unigram, Surface: uni}) {
+		if !yield(Term{Text: uni, Kind: Unigram, Surface: uni, Pos: pos}) {
 			return false
 		}
 		i += n

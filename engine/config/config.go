@@ -78,6 +78,9 @@ type Loaded struct {
 	// Save can write them back without leaking env or flag overrides into the file.
 	file   Config
 	inFile map[string]bool
+	// Retired lists the retired keys the file still sets (ignored), each with the key that
+	// took over, for the caller to warn about: "old -> new".
+	Retired []string
 }
 
 // Load reads the file at path (a missing file, or an empty path, means defaults), then applies
@@ -150,6 +153,10 @@ func (l *Loaded) readFile() error {
 	var unknown []string
 	for _, k := range md.Keys() {
 		if _, ok := findSetting(k.String()); ok {
+			continue
+		}
+		if next, ok := retired[k.String()]; ok {
+			l.Retired = append(l.Retired, k.String()+" -> "+next)
 			continue
 		}
 		if !slices.ContainsFunc(settings, func(s setting) bool { t, _ := tableOf(s.key); return t == k.String() }) {

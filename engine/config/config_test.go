@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,6 +254,21 @@ func TestUnknownKeys(t *testing.T) {
 	}
 }
 
+// A retired key keeps a config file loading; Loaded says which key took over.
+func TestRetiredKeys(t *testing.T) {
+	path := writeConfig(t, "[floors]\nmin_fts_terms = 2\nmin_jaccard = 0.3\n")
+	l, err := Load(path, nil)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if want := []string{"floors.min_fts_terms -> floors.min_evidence"}; !slices.Equal(l.Retired, want) {
+		t.Errorf("Retired = %v, want %v", l.Retired, want)
+	}
+	if l.Config.Floors.MinJaccard != 0.3 {
+		t.Errorf("the file's other keys: min_jaccard = %v, want 0.3", l.Config.Floors.MinJaccard)
+	}
+}
+
 func TestInvalidValues(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -266,7 +282,7 @@ func TestInvalidValues(t *testing.T) {
 		{"int below range", SourceFile, "recall.k", "0", []string{"recall.k = 0", "an integer in 1..1000"}},
 		{"int above range", SourceFile, "import.max_file_mb", "5000", []string{"import.max_file_mb = 5000", "1..4096"}},
 		{"string for int", SourceFile, "recall.k", `"ten"`, []string{`recall.k = "ten"`, "1..1000"}},
-		{"float for int", SourceFile, "floors.min_fts_terms", "1.5", []string{"floors.min_fts_terms = 1.5", "0..32"}},
+		{"float for int", SourceFile, "floors.focus_terms", "1.5", []string{"floors.focus_terms = 1.5", "0..64"}},
 		{"float above range", SourceFile, "floors.min_jaccard", "1.5", []string{"floors.min_jaccard = 1.5", "a number in 0..1"}},
 		{"negative weight", SourceFile, "weights.fts", "-1", []string{"weights.fts = -1", "0..10"}},
 		{"bool for float", SourceFile, "weights.entity", "true", []string{"weights.entity = true", "0..10"}},
@@ -288,7 +304,8 @@ func TestInvalidValues(t *testing.T) {
 		{"env bad host via OLLAMA_HOST", SourceEnv, "ollama.host", "not a host", []string{`"not a host"`, "env OLLAMA_HOST"}},
 		{"flag above range", SourceFlag, "recall.k", "2000", []string{"recall.k = 2000", "1..1000", "from flag"}},
 		{"flag duration without unit", SourceFlag, "ollama.keep_alive", "5", []string{`ollama.keep_alive = "5"`, "duration"}},
-		{"flag above fts term range", SourceFlag, "floors.min_fts_terms", "33", []string{"floors.min_fts_terms = 33", "0..32"}},
+		{"flag above focus term range", SourceFlag, "floors.focus_terms", "65", []string{"floors.focus_terms = 65", "0..64"}},
+		{"flag below evidence range", SourceFlag, "floors.min_evidence", "-11", []string{"floors.min_evidence = -11", "-10..10"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -475,7 +492,10 @@ func TestEntries(t *testing.T) {
 		{"ollama.keep_alive", "2h", SourceFlag, "MEMDESK_OLLAMA_KEEP_ALIVE"},
 		{"ollama.enabled", "true", SourceDefault, "MEMDESK_OLLAMA_ENABLED"},
 		{"recall.k", "25", SourceFile, "MEMDESK_RECALL_K"},
-		{"floors.min_fts_terms", "2", SourceDefault, "MEMDESK_MIN_FTS_TERMS"},
+		{"floors.min_evidence", "-1.4", SourceDefault, "MEMDESK_MIN_EVIDENCE"},
+		{"floors.hit_evidence", "0.5", SourceDefault, "MEMDESK_HIT_EVIDENCE"},
+		{"floors.focus_terms", "3", SourceDefault, "MEMDESK_FOCUS_TERMS"},
+		{"floors.focus_share", "0.15", SourceDefault, "MEMDESK_FOCUS_SHARE"},
 		{"floors.min_jaccard", "0.25", SourceFile, "MEMDESK_MIN_JACCARD"},
 		{"floors.min_semantic_similarity", "0.5", SourceDefault, "MEMDESK_MIN_SEMANTIC_SIMILARITY"},
 		{"weights.fts", "1.5", SourceEnv, "MEMDESK_WEIGHT_FTS"},

@@ -35,8 +35,18 @@ type RecallConfig struct {
 
 // FloorsConfig holds the minimum evidence a hit needs from each leg to be kept.
 type FloorsConfig struct {
-	MinFTSTerms int     `json:"min_fts_terms"` // 0 disables the floor
-	MinJaccard  float64 `json:"min_jaccard"`
+	// MinEvidence is the significance a query's best match needs for recall to answer at
+	// all: -ln of how many texts of the scope could match as well by chance (-1.4: up to
+	// four; -10 answers nearly every query).
+	MinEvidence float64 `json:"min_evidence"`
+	// HitEvidence is the share of the store's chance level each hit needs (0.5).
+	HitEvidence float64 `json:"hit_evidence"`
+	// FocusTerms is how many of the query's most specific words (in general language) the
+	// store must hold one of for it to answer (3; 0 disables); FocusShare raises that to a
+	// share of a long query's words (0.15).
+	FocusTerms int     `json:"focus_terms"`
+	FocusShare float64 `json:"focus_share"`
+	MinJaccard float64 `json:"min_jaccard"`
 	// MinSemanticSimilarity is the lowest semantic floor: each embedding model's measured
 	// noise floor raises it (doc/semantic.md); 0 disables the floor.
 	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
@@ -60,7 +70,7 @@ func Default() Config {
 	return Config{
 		Ollama:  OllamaConfig{Host: "127.0.0.1:11434", Model: "bge-m3", KeepAlive: 5 * time.Minute, Enabled: true},
 		Recall:  RecallConfig{K: 10},
-		Floors:  FloorsConfig{MinFTSTerms: 2, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
+		Floors:  FloorsConfig{MinEvidence: -1.4, HitEvidence: 0.5, FocusTerms: 3, FocusShare: 0.15, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
 		Weights: WeightsConfig{FTS: 1.0, Entity: 0.3, Semantic: 0.6},
 		Import:  ImportConfig{MaxFileMB: 20, ChunkMaxRunes: 800, ChunkOverlapRunes: 80},
 	}
@@ -90,7 +100,10 @@ var settings = []setting{
 	{"ollama.keep_alive", []string{"MEMDESK_OLLAMA_KEEP_ALIVE"}, func(c *Config) any { return &c.Ollama.KeepAlive }, nonNegativeDuration},
 	{"ollama.enabled", []string{"MEMDESK_OLLAMA_ENABLED"}, func(c *Config) any { return &c.Ollama.Enabled }, anyBool},
 	{"recall.k", []string{"MEMDESK_RECALL_K"}, func(c *Config) any { return &c.Recall.K }, intIn(1, 1000)},
-	{"floors.min_fts_terms", []string{"MEMDESK_MIN_FTS_TERMS"}, func(c *Config) any { return &c.Floors.MinFTSTerms }, intIn(0, 32)},
+	{"floors.min_evidence", []string{"MEMDESK_MIN_EVIDENCE"}, func(c *Config) any { return &c.Floors.MinEvidence }, floatIn(-10, 10)},
+	{"floors.hit_evidence", []string{"MEMDESK_HIT_EVIDENCE"}, func(c *Config) any { return &c.Floors.HitEvidence }, floatIn(0, 10)},
+	{"floors.focus_terms", []string{"MEMDESK_FOCUS_TERMS"}, func(c *Config) any { return &c.Floors.FocusTerms }, intIn(0, 64)},
+	{"floors.focus_share", []string{"MEMDESK_FOCUS_SHARE"}, func(c *Config) any { return &c.Floors.FocusShare }, floatIn(0, 1)},
 	{"floors.min_jaccard", []string{"MEMDESK_MIN_JACCARD"}, func(c *Config) any { return &c.Floors.MinJaccard }, floatIn(0, 1)},
 	{"floors.min_semantic_similarity", []string{"MEMDESK_MIN_SEMANTIC_SIMILARITY"}, func(c *Config) any { return &c.Floors.MinSemanticSimilarity }, floatIn(0, 1)},
 	{"weights.fts", []string{"MEMDESK_WEIGHT_FTS"}, func(c *Config) any { return &c.Weights.FTS }, floatIn(0, 10)},
@@ -99,6 +112,12 @@ var settings = []setting{
 	{"import.max_file_mb", []string{"MEMDESK_IMPORT_MAX_FILE_MB"}, func(c *Config) any { return &c.Import.MaxFileMB }, intIn(1, 4096)},
 	{"import.chunk_max_runes", []string{"MEMDESK_IMPORT_CHUNK_MAX_RUNES"}, func(c *Config) any { return &c.Import.ChunkMaxRunes }, intIn(100, 20000)},
 	{"import.chunk_overlap_runes", []string{"MEMDESK_IMPORT_CHUNK_OVERLAP_RUNES"}, func(c *Config) any { return &c.Import.ChunkOverlapRunes }, overlapRule},
+}
+
+// retired are keys earlier versions read and this one ignores, with the key that took over:
+// a config file that still has one keeps working, and the CLI says the setting is gone.
+var retired = map[string]string{
+	"floors.min_fts_terms": "floors.min_evidence",
 }
 
 func findSetting(key string) (setting, bool) {

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -57,4 +58,50 @@ func (x *Extractor) extractHangul(run string, c *collector) {
 	if utf8.RuneCountInString(run) >= 2 && !x.koreanEndings[last] {
 		c.add(run)
 	}
+}
+
+// ContentWord is a word of a Han run that can carry a topic, as the segmenter cuts it: where
+// it starts in the run and how long it is (in characters), and how specific it is in general
+// language: -ln of its share of the dictionary's counts.
+type ContentWord struct {
+	Start, Len  int
+	Specificity float64
+}
+
+// ContentWords cuts a Han run as extraction does and keeps its dictionary words of two or
+// more characters of content parts of speech. 听起来真不错 is 听 / 起来 / 真 / 不错, so a query's bigram 听起, which spans
+// no word, is never taken for its topic.
+func (x *Extractor) ContentWords(run string) []ContentWord {
+	total := x.seg.Dict.TotalFreq()
+	var out []ContentWord
+	at := 0
+	for _, w := range x.seg.Pos(run, false) {
+		n := utf8.RuneCountInString(w.Text)
+		// Single characters are left out: the dictionary's counts for them are not how often
+		// they occur (gse enters 是 with a count of 2), and a query searches a character on
+		// its own only when it is all the query has (query.LexicalTerms).
+		if n >= 2 && isContentTag(w.Pos) {
+			if freq, _, ok := x.seg.Find(w.Text); ok && freq > 0 && total > freq {
+				out = append(out, ContentWord{Start: at, Len: n, Specificity: math.Log(total / freq)})
+			}
+		}
+		at += n
+	}
+	return out
+}
+
+// isContentTag reports the part-of-speech tags of words that can carry a topic: nouns of
+// every kind (n...), verbs (v...), adjectives (a...), idioms (i), set phrases (l) and
+// abbreviations (j). Not pronouns, particles, prepositions, conjunctions, adverbs, numerals,
+// measure words, modal particles, directions, or time words (the query side reads those as a
+// created-time filter).
+func isContentTag(tag string) bool {
+	if tag == "" {
+		return false
+	}
+	switch tag[0] {
+	case 'n', 'v', 'a', 'i', 'l', 'j':
+		return true
+	}
+	return false
 }

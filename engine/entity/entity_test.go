@@ -186,3 +186,39 @@ func TestNewCancelled(t *testing.T) {
 		t.Errorf("New(cancelled) took %v, want it to return before loading anything", d)
 	}
 }
+
+func TestContentWords(t *testing.T) {
+	x := testExtractor(t)
+	words := func(run string) []string {
+		r := []rune(run)
+		var out []string
+		for _, w := range x.ContentWords(run) {
+			if w.Specificity <= 0 {
+				t.Errorf("%q: word %q has specificity %.2f, want > 0", run, string(r[w.Start:w.Start+w.Len]), w.Specificity)
+			}
+			out = append(out, string(r[w.Start:w.Start+w.Len]))
+		}
+		return out
+	}
+	cases := []struct {
+		run  string
+		want []string
+	}{
+		// Pronouns and particles carry no topic; single characters are left out.
+		{"我的猫叫什么名字", []string{"名字"}},
+		// 听起 spans no word: the cut is 听 / 起来 / 真 / 不错.
+		{"听起来真不错", []string{"起来", "不错"}},
+	}
+	for _, c := range cases {
+		if got := words(c.run); !cmp.Equal(got, c.want) {
+			t.Errorf("ContentWords(%q) = %v, want %v", c.run, got, c.want)
+		}
+	}
+	spec := map[string]float64{}
+	for _, w := range x.ContentWords("喜欢魔术") {
+		spec[string([]rune("喜欢魔术")[w.Start:w.Start+w.Len])] = w.Specificity
+	}
+	if !(spec["魔术"] > spec["喜欢"]) {
+		t.Errorf("specificity 魔术 %.2f, 喜欢 %.2f: want the rarer word more specific", spec["魔术"], spec["喜欢"])
+	}
+}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -217,4 +218,42 @@ func (d *Dataset) CountUnrelated() int {
 		}
 	}
 	return n
+}
+
+// AddUnrelated appends queries from another benchmark as unrelated queries (no document is
+// relevant to them): the check that a store says nothing to questions it holds no answer to.
+// Under ScopePrefix each is asked in one of the dataset's spaces, taking them in turn, so a
+// per-user store is asked other people's questions; their ids become "<space>/unrelated:<id>".
+func (d *Dataset) AddUnrelated(queries []Query, scope Scope) {
+	var spaces []string
+	if scope == ScopePrefix {
+		seen := map[string]bool{}
+		for _, doc := range d.Docs {
+			if sp := scope.SpaceOf(doc.ID); !seen[sp] {
+				seen[sp] = true
+				spaces = append(spaces, sp)
+			}
+		}
+	}
+	for i, q := range queries {
+		id := "unrelated:" + q.ID
+		if len(spaces) > 0 {
+			id = spaces[i%len(spaces)] + "/" + id
+		}
+		d.Queries = append(d.Queries, Query{ID: id, Text: q.Text})
+	}
+}
+
+// LoadQueries reads a benchmark directory's queries.jsonl alone.
+func LoadQueries(dir string) ([]Query, error) {
+	var out []Query
+	err := readJSONL(filepath.Join(dir, QueriesFile), func(line []byte) error {
+		q, err := ParseQueryLine(line)
+		if err != nil {
+			return err
+		}
+		out = append(out, q)
+		return nil
+	})
+	return out, err
 }

@@ -435,7 +435,10 @@ type Term struct {
 type Request struct {
 	Kind  string
 	Space string // "" for every space
-	Terms []Term // at most 64
+	// Terms may be up to MaxAsked; when more than MaxTerms of them are held by some text of
+	// the scope, the MaxTerms rarest are searched (a long query's distinctive words, wherever
+	// they are in it, not its first ones).
+	Terms []Term
 	Limit int
 }
 
@@ -450,21 +453,26 @@ type Match struct {
 }
 
 // Result is a search's best matches, best first (ties by id), with the statistics of the
-// scope searched: its number of live owners and each term's document frequency in it.
+// scope searched: its number of live owners, the request terms searched (Terms[i] is the
+// index into Request.Terms of the term of Match bit i) and each one's document frequency.
 type Result struct {
 	Matches []Match
 	N       int
+	Terms   []int
 	DF      []int
 }
 
-// MaxTerms is how many terms one Search takes.
-const MaxTerms = 64
+// MaxTerms is how many terms one Search scores; MaxAsked how many it is asked about.
+const (
+	MaxTerms = 64
+	MaxAsked = 512
+)
 
 // Search refreshes the index from the change log and returns the best Limit owners of
 // Request.Kind in Request.Space by bm25, computed with that space's own statistics.
 func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
-	if len(req.Terms) > MaxTerms {
-		return Result{}, fmt.Errorf("lexicon search: %d terms, at most %d", len(req.Terms), MaxTerms)
+	if len(req.Terms) > MaxAsked {
+		return Result{}, fmt.Errorf("lexicon search: %d terms, at most %d", len(req.Terms), MaxAsked)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -480,38 +488,37 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 	if !all {
 		id, ok := k.spaceIDs[req.Space]
 		if !ok {
-			return Result{DF: make([]int, len(req.Terms))}, nil
+			return Result{}, nil
 		}
 		space, scope = id, k.stats[id]
 	}
-	res := Result{N: scope.n, DF: make([]int, len(req.Terms))}
+	res := Result{N: scope.n}
 	if scope.n == 0 {
 		return res, nil
 	}
 	k.scratch()
 	avg := scope.avgLen()
 	lists := make([]*postingList, len(req.Terms))
+	dfs := make([]int, len(req.Terms))
 	for i, t := range req.Terms {
 		pl, err := x.postings(ctx, k, t.Text)
 		if err != nil {
 			return Result{}, err
 		}
 		lists[i] = pl
-		df := 0
 		for _, id := range pl.ids {
 			if sp := k.spaceOf(id); sp != dead && (all || sp == space) {
-				df++
+				dfs[i]++
 			}
 		}
-		res.DF[i] = df
 	}
-	for i, t := range req.Terms {
-		if res.DF[i] == 0 {
-			continue
-		}
-		idf := math.Log(1 + (float64(scope.n)-float64(res.DF[i])+0.5)/(float64(res.DF[i])+0.5))
-		pl := lists[i]
-		bit := uint64(1) << i
+	res.Terms = rarest(dfs, MaxTerms)
+	res.DF = make([]int, len(res.Terms))
+	for bit, i := range res.Terms {
+		res.DF[bit] = dfs[i]
+		t, pl := req.Terms[i], lists[i]
+		idf := math.Log(1 + (float64(scope.n)-float64(dfs[i])+0.5)/(float64(dfs[i])+0.5))
+		mask := uint64(1) << bit
 		for j, id := range pl.ids {
 			sp := k.spaceOf(id)
 			if sp == dead || !all && sp != space {
@@ -520,7 +527,7 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 			if k.matched[id] == 0 {
 				k.touched = append(k.touched, id)
 			}
-			k.matched[id] |= bit
+			k.matched[id] |= mask
 			if t.Weight == 0 {
 				continue
 			}
@@ -802,4 +809,23 @@ func (x *Index) nameIDs(ctx context.Context, names []string) (map[string]uint32,
 		}
 	}
 	return out, nil
+}
+
+// rarest returns, in request order, the indices of the at most n terms with the smallest
+// non-zero document frequency (ties: the earlier term).
+func rarest(dfs []int, n int) []int {
+	var held []int
+	for i, df := range dfs {
+		if df > 0 {
+			held = append(held, i)
+		}
+	}
+	if len(held) <= n {
+		return held
+	}
+	byDF := slices.Clone(held)
+	slices.SortStableFunc(byDF, func(a, b int) int { return dfs[a] - dfs[b] })
+	keep := byDF[:n]
+	slices.Sort(keep)
+	return keep
 }

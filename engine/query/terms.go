@@ -222,3 +222,6 @@ func TrigramExpr(terms []string) string {
 	}
 	return b.String()
 }
+
+// IsCJKTerm reports whether a term is written in a CJK script.
+func IsCJKTerm(t string) bool { return isCJKString(t) }

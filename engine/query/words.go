@@ -4,17 +4,17 @@ import (
 	"github.com/memdesk/memdesk/engine/analysis"
 )
 
-// WordTerms are the query's terms for the word index, in the analyzer's terms
-// (engine/analysis): CJK bigrams, words folded and stemmed, compounds and their parts, without
-// English stopwords (they would make the search walk most of the index for nothing).
-// Distinct, in order, at most MaxTerms. A lone CJK character (猫, or 天 left of 哪天 once the
-// question word is stripped) is searched only when the query has nothing else: one character
-// inside a longer word is no evidence of what a longer query asks.
-func WordTerms(q string) []string {
-	var out, lone []string
+// LexicalTerms are the query's terms for the word index, in the analyzer's terms
+// (engine/analysis), each once, in order: CJK bigrams, words folded and stemmed, compounds and
+// their parts, without English stopwords (they would make the search walk most of the index
+// for nothing), at most max. A lone CJK character (猫, or 天 left of 哪天 once the question
+// word is stripped) is searched only when the query has nothing else: one character inside a
+// longer word is no evidence of what a longer query asks.
+func LexicalTerms(q string, max int) []analysis.Term {
+	var out, lone []analysis.Term
 	seen := map[string]bool{}
 	for t := range analysis.Terms(q) {
-		if len(out) >= MaxTerms {
+		if len(out) >= max {
 			break
 		}
 		if seen[t.Text] || analysis.IsStopword(t.Surface) {
@@ -22,9 +22,9 @@ func WordTerms(q string) []string {
 		}
 		switch {
 		case t.Kind != analysis.Unigram:
-			out = append(out, t.Text)
+			out = append(out, t)
 		case t.Counted():
-			lone = append(lone, t.Text)
+			lone = append(lone, t)
 		default:
 			continue
 		}
@@ -32,6 +32,16 @@ func WordTerms(q string) []string {
 	}
 	if len(out) == 0 {
 		return lone
+	}
+	return out
+}
+
+// WordTerms are the texts of LexicalTerms, at most MaxTerms.
+func WordTerms(q string) []string {
+	terms := LexicalTerms(q, MaxTerms)
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = t.Text
 	}
 	return out
 }

@@ -54,14 +54,14 @@ func AnchoredJaccard(shared, total, w int) float64 {
 	return min(float64(shared)/float64(w+rest), 1)
 }
 
-// passes applies the entity floor: the Jaccard bar and, like the term bar's two distinct
-// terms, two shared anchors when the query names two or more entities, under the loose
-// profile too; one only when the term floor is switched off (min_fts_terms 0). A single
-// shared word of a two-entity query ("port" of "redis port") scores exactly 1/(2+rest) and
-// would otherwise ride in on the Jaccard bar alone.
+// passes applies the entity floor: the Jaccard bar and two shared anchors when the query
+// names two or more entities, under the loose profile too; one only when the evidence floor
+// is switched off (min_evidence 0). A single shared word of a two-entity query ("port" of
+// "redis port") scores exactly 1/(2+rest) and would otherwise ride in on the Jaccard bar
+// alone.
 func (ev EntityEvidence) passes(f profile) bool {
 	need := min(2, ev.W)
-	if f.MinFTSTerms == 0 {
+	if f.MinEvidence == 0 {
 		need = 1
 	}
 	return ev.Score >= f.MinJaccard && ev.Shared >= need

@@ -18,14 +18,7 @@ func Explain(h Hit) string {
 		}
 		p := fmt.Sprintf("lexical %.2f", h.Legs.FTS)
 		if len(h.Matched) > 0 {
-			p += fmt.Sprintf(" (matched %s%s", strings.Join(terms, ", "), more)
-			if h.Bar > 0 {
-				p += fmt.Sprintf("; %d of bar %d", len(h.Matched)+len(h.Rare), h.Bar)
-			}
-			if len(h.Rare) > 0 {
-				p += fmt.Sprintf("; rare, counted twice: %s", strings.Join(h.Rare, ", "))
-			}
-			p += ")"
+			p += fmt.Sprintf(" (matched %s%s; evidence %.1f, chance %.1f)", strings.Join(terms, ", "), more, h.Evidence, h.Chance)
 		}
 		parts = append(parts, p)
 	}
@@ -36,4 +29,22 @@ func Explain(h Hit) string {
 		parts = append(parts, fmt.Sprintf("semantic %.2f", h.Legs.Semantic))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// Unanswered says, for a person, why a ranking pass found that the store holds no answer,
+// or "" when it found one.
+func (r FloorReport) Unanswered() string {
+	switch {
+	case r.Answered:
+		return ""
+	case r.BestEvidence == 0:
+		return "no text holds any of its words"
+	case !r.Focused && len(r.Focus) > 0:
+		words := strings.Join(r.Focus[:min(3, len(r.Focus))], ", ")
+		if len(r.Focus) > 3 {
+			words += ", …"
+		}
+		return fmt.Sprintf("no matching text holds any of its key words (%s)", words)
+	}
+	return "what matches is what any question with these words would find by chance"
 }

@@ -1,10 +1,24 @@
 package rank
 
-// Floors are the absolute per-leg bars a candidate must reach on its raw score. A candidate
-// equal to its floor is kept; 0 disables a floor.
+// Floors are the bars recall holds candidates to. A candidate equal to its floor is kept;
+// 0 disables a floor.
 type Floors struct {
-	MinFTSTerms int     `json:"min_fts_terms"`
-	MinJaccard  float64 `json:"min_jaccard"`
+	// MinEvidence is the significance (evidence.go) the best candidate of a query needs for
+	// the store to hold an answer at all: 0 means at most one text of the scope would match
+	// as well by chance, -1.4 about four; lower is more permissive.
+	MinEvidence float64 `json:"min_evidence"`
+	// HitEvidence is the share of the chance level each hit of an answered query must reach:
+	// an answered query returns the whole evidence list, down to texts that share a single
+	// informative term with it, but not a stopword's worth.
+	HitEvidence float64 `json:"hit_evidence"`
+	// FocusTerms is how many of the query's most specific words (focus.go) the store must
+	// hold in some text that clears HitEvidence for it to hold an answer; 0 disables it.
+	FocusTerms int `json:"focus_terms"`
+	// FocusShare raises FocusTerms for a long query to that share of its units: in a pasted
+	// conversation the question's topic is one of many things said.
+	FocusShare float64 `json:"focus_share"`
+	// MinJaccard is the entity leg's floor on its anchored Jaccard.
+	MinJaccard float64 `json:"min_jaccard"`
 	// MinSemanticSimilarity is the semantic floor as configured: a minimum, raised to the
 	// embedding model's measured noise floor (see semanticFloor). A FloorReport carries the
 	// floor actually applied.
@@ -13,12 +27,11 @@ type Floors struct {
 
 // DefaultFloors are the strict profile.
 func DefaultFloors() Floors {
-	return Floors{MinFTSTerms: 2, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
+	return Floors{MinEvidence: -1.4, HitEvidence: 0.5, FocusTerms: 3, FocusShare: 0.15, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
 }
 
 // profile is the set of floors one ranking pass applies: the strict floors, or the loose ones
-// of the relaxed retry, where the term bar becomes half of each reading's graded terms (see
-// Graded.barFor) instead of MinFTSTerms.
+// of the relaxed retry.
 type profile struct {
 	Floors
 	loose bool
@@ -26,12 +39,22 @@ type profile struct {
 
 func (f Floors) strict() profile { return profile{Floors: f} }
 
-// loose is the profile of the relaxed retry: the term bar becomes half of each reading's
-// graded terms, a lower Jaccard bar and a lower semantic bar. A genuinely unrelated query
-// still clears nothing and stays empty.
+// looseSignificance is how much less significant a match the relaxed retry accepts: it
+// answers a query the strict floors leave empty when as many as four times more texts could
+// match as well by chance, and says so (relaxed). Below it the answer stays empty.
+// looseEvidence lowers the per-hit bar with it.
+const (
+	looseSignificance = 1.3862943611198906 // ln 4
+	looseEvidence     = 0.75
+)
+
+// loose is the profile of the relaxed retry: a lower evidence bar, a lower Jaccard bar and a
+// lower semantic bar. A genuinely unrelated query still clears nothing and stays empty.
 func (f Floors) loose() profile {
 	l := f
+	l.MinEvidence = f.MinEvidence - looseSignificance
+	l.HitEvidence = f.HitEvidence * looseEvidence
 	l.MinJaccard = min(f.MinJaccard, 0.15)
 	l.MinSemanticSimilarity = f.MinSemanticSimilarity * 0.85
-	return profile{Floors: l, loose: f.MinFTSTerms > 0}
+	return profile{Floors: l, loose: true}
 }

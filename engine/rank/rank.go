@@ -15,6 +15,7 @@
 package rank
 
 import (
+	"math"
 	"time"
 )
 
@@ -38,6 +39,8 @@ type Candidate struct {
 	TextLen int
 	// Terms says which of the source's LexicalTerms the text holds: bit i for LexicalTerms[i].
 	Terms uint64
+	// Substrings says which of the source's Substrings the text holds (the trigram fallback).
+	Substrings uint64
 }
 
 // Score is one leg's raw score for one candidate; larger is better.
@@ -65,13 +68,20 @@ type LexicalList struct {
 type Source struct {
 	Kind       string
 	Candidates map[Key]Candidate
-	// LexicalTerms are the index terms the lexical leg looked up (at most 64): the graded
-	// terms are among them, and each candidate says which it holds.
-	LexicalTerms []string
-	Lexical      []LexicalList
-	Entity       map[Key]EntityEvidence
-	// Rare holds the index terms rare in this source: they count twice toward the term bar.
-	Rare map[string]bool
+	// N is the number of live texts in the searched scope (this source, this space).
+	N int
+	// LexicalTerms are the index terms the lexical leg looked up (at most 64), DF their
+	// document frequency in the scope; each candidate says which it holds.
+	LexicalTerms []Term
+	DF           []int
+	// Substrings are the substrings the trigram fallback looked for, SubstringDF how many of
+	// the scope's texts hold each (at least; the fallback reads a bounded number).
+	Substrings  []string
+	SubstringDF []int
+	Lexical     []LexicalList
+	Entity      map[Key]EntityEvidence
+	// EntityDF is the document frequency of the query's entities in the scope.
+	EntityDF map[string]int
 	// Semantic holds the cosine of candidates above the loosest semantic floor.
 	Semantic map[Key]float64
 	// SemanticNoise is the noise floor of the model and this source's vector space together:
@@ -88,12 +98,16 @@ func (w *Window) contains(t time.Time) bool {
 	return w == nil || !t.Before(w.From) && t.Before(w.To)
 }
 
-// Query is the query as ranking sees it: its graded readings (the whole query, then the query
-// with question words stripped, when that differs), the time window and the model's noise.
+// Query is the query as ranking sees it: the time window and the model's noise (its terms
+// come with each source, with their statistics there).
 type Query struct {
-	Readings      []Graded
 	Window        *Window
 	SemanticNoise float64
+	// Focus are the query's units that can carry its topic, those no text holds too: ranking
+	// chooses its focus among them (focus.go).
+	Focus []FocusUnit
+	// Asked is how many distinct lexical terms the query has, those no text holds too.
+	Asked int
 }
 
 // Weights scale each leg's (normalized) score in fusion.
@@ -131,11 +145,12 @@ type Hit struct {
 	Key   Key
 	Score float64
 	Legs  LegScores
-	// Matched are the graded query terms the text holds, as the query wrote them; Rare the
-	// matched terms that counted twice; Bar the term bar the hit cleared (0: not graded).
-	Matched []string
-	Rare    []string
-	Bar     int
+	// Matched are the query terms the text holds that counted as evidence, as the query
+	// wrote them; Evidence is what they were worth (evidence.go) and Chance the store's
+	// chance level it was held against.
+	Matched  []string
+	Evidence float64
+	Chance   float64
 	// Anchors are the query's anchors the candidate shares, when the entity leg scored it.
 	Anchors []string
 	// SemanticOnly marks a hit only the supporting semantic leg found: it ranks after every
@@ -148,11 +163,22 @@ type Hit struct {
 // FloorReport says which floors a ranking pass applied and how many candidates each dropped.
 type FloorReport struct {
 	Floors
-	// FTSBar is the term bar of the query's first reading after clamping (0: not graded).
-	FTSBar          int `json:"fts_bar"`
-	DroppedFTS      int `json:"dropped_fts"`
-	DroppedEntity   int `json:"dropped_entity"`
-	DroppedSemantic int `json:"dropped_semantic"`
+	// Answered says whether the best candidate's evidence reached the bar; BestEvidence and
+	// Chance are the numbers behind it (of the source where they were closest).
+	Answered     bool    `json:"answered"`
+	BestEvidence float64 `json:"best_evidence"`
+	Chance       float64 `json:"chance"`
+	// Significance is -ln of how many texts of the scope would match as well by chance.
+	Significance float64 `json:"significance"`
+	// Terms is how many of the query's terms the scope holds at all (of that source).
+	Terms int `json:"terms"`
+	// Focus are the query's focus words (focus.go), most specific first; Focused says whether
+	// some source holds one in a text that clears the per-hit bar.
+	Focus           []string `json:"focus,omitempty"`
+	Focused         bool     `json:"focused"`
+	DroppedFTS      int      `json:"dropped_fts"`
+	DroppedEntity   int      `json:"dropped_entity"`
+	DroppedSemantic int      `json:"dropped_semantic"`
 }
 
 // Result is a ranked answer, best first. Relaxed: the strict floors found nothing and the
@@ -202,56 +228,140 @@ func anyCorroborated(hits []Hit) bool {
 	return false
 }
 
-// rankOnce applies one floor profile to every source and fuses what survives.
+// sourceEvidence is what one source's candidates are worth as evidence.
+type sourceEvidence struct {
+	model   *evidenceModel
+	chance  float64
+	lexical map[Key]float64 // mixed lexical raw score
+	of      map[Key]float64 // each candidate's evidence
+	used    map[Key][]int   // the lexical terms it counted
+	best    float64
+	// complete says whether a candidate holds every term of the query.
+	complete func(Candidate) bool
+}
+
+// completeMatches returns whether a candidate of src holds every term of the query. Such a
+// text is what the person asked for, however common its words: typing "orchard" into a
+// store of orchard notes lists them all, though the word tells them apart from nothing.
+func completeMatches(q Query, src *Source) func(Candidate) bool {
+	n := len(src.LexicalTerms)
+	if n == 0 || n > 64 || n != q.Asked {
+		return func(Candidate) bool { return false }
+	}
+	all := uint64(1)<<n - 1
+	return func(c Candidate) bool { return c.Terms&all == all }
+}
+
+// weigh computes every candidate's evidence in src. Substring matches (the trigram
+// fallback) count only under the loose profile: a part of a word is weaker evidence than the
+// word.
+func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
+	se := &sourceEvidence{model: newEvidenceModel(src), chance: chanceLevel(src.N),
+		lexical: mixLexical(src.Lexical, cfg.Mix), of: map[Key]float64{}, used: map[Key][]int{}}
+	subIDF := make([]float64, len(src.Substrings))
+	for i := range src.Substrings {
+		if i < len(src.SubstringDF) {
+			subIDF[i] = idf(src.N, src.SubstringDF[i])
+		}
+	}
+	for key, c := range src.Candidates {
+		e, used := se.model.lexical(c.Terms)
+		if ev, ok := src.Entity[key]; ok {
+			e = max(e, se.model.entity(ev.Anchors))
+		}
+		if floors.loose && c.Substrings != 0 {
+			var sub float64
+			for i, w := range subIDF {
+				if i < 64 && c.Substrings&(1<<i) != 0 {
+					sub += w
+				}
+			}
+			e = max(e, sub)
+		}
+		se.of[key], se.used[key] = e, used
+	}
+	return se
+}
+
+// rankOnce applies one floor profile to every source and fuses what survives. The store
+// holds an answer when some source's best candidate (inside the time window) is significant:
+// fewer texts than exp(-MinEvidence) would match as well by chance (evidence.go); then every
+// candidate reaching HitEvidence of the source's chance level is a hit, ordered by the fused
+// legs. Otherwise the answer is empty, but for the supporting
+// semantic leg's own finds.
 func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, FloorReport) {
-	report := FloorReport{Floors: floors.Floors, FTSBar: q.Readings[0].barFor(floors)}
+	report := FloorReport{Floors: floors.Floors}
 	// The semantic floor applied is the configured one raised to the noise of the model and
 	// of each source's space; the report carries the highest applied.
 	report.MinSemanticSimilarity = semanticFloor(floors.MinSemanticSimilarity, q.SemanticNoise)
-	mixed := make([]map[Key]float64, len(sources))
+	weighed := make([]*sourceEvidence, len(sources))
+	report.Significance = math.Inf(-1)
+	foc := newFocus(q.Focus, floors.FocusTerms, floors.FocusShare)
+	report.Focus = foc.surface
 	for i, src := range sources {
-		mixed[i] = mixLexical(src.Lexical, cfg.Mix)
-	}
-	// Rare terms count twice only in a query this profile answers without them: the bonus
-	// lets an answered query reach the texts that share its one distinctive word, but never
-	// turns an unanswered (unrelated) query into an answered one.
-	answered := answeredWithoutBonus(q, sources, mixed, floors)
-	var all []Hit
-	for i, src := range sources {
-		rare := src.Rare
-		if !answered {
-			rare = nil
-		}
-		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
-		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
-
-		lexicalRaw := mixed[i]
-		bits := src.termBits()
-		var lexical, entities, semantic []Score
-		grades := map[Key]termGrade{}
-		for key, raw := range lexicalRaw {
+		se := weigh(src, cfg, floors)
+		se.complete = completeMatches(q, src)
+		focused := foc.empty()
+		holds := foc.in(src)
+		hitBar := floors.HitEvidence * se.chance
+		whole := false
+		for key, e := range se.of {
 			c := src.Candidates[key]
 			if !q.Window.contains(c.CreatedAt) {
 				continue
 			}
-			g := gradeTerms(q.Readings, c.holds(bits), floors, rare)
-			if !g.passes() {
-				report.DroppedFTS++
-				continue
+			se.best = max(se.best, e)
+			if e > 0 && e >= hitBar && holds(c, floors.loose) {
+				focused = true
 			}
-			grades[key] = g
-			lexical = append(lexical, Score{Key: key, Raw: raw})
+			whole = whole || se.complete(c)
 		}
-		for key, ev := range src.Entity {
-			c, ok := src.Candidates[key]
-			if !ok || !q.Window.contains(c.CreatedAt) {
-				continue
+		weighed[i] = se
+		sig := se.model.significance(se.best)
+		if sig > report.Significance {
+			report.Significance = sig
+			report.BestEvidence, report.Chance, report.Terms = se.best, se.chance, len(src.LexicalTerms)
+		}
+		report.Focused = report.Focused || focused || whole
+		if whole || se.best > 0 && sig >= floors.MinEvidence && focused {
+			report.Answered = true
+		}
+	}
+	if math.IsInf(report.Significance, -1) {
+		report.Significance = 0 // JSON has no infinity: no candidate at all
+	}
+	var all []Hit
+	for i, src := range sources {
+		se := weighed[i]
+		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
+		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
+		hitBar := floors.HitEvidence * se.chance
+		var lexical, entities, semantic []Score
+		kept := map[Key]bool{}
+		if report.Answered {
+			for key, raw := range se.lexical {
+				if !q.Window.contains(src.Candidates[key].CreatedAt) {
+					continue
+				}
+				if e := se.of[key]; e <= 0 || e < hitBar && !se.complete(src.Candidates[key]) {
+					report.DroppedFTS++
+					continue
+				}
+				kept[key] = true
+				lexical = append(lexical, Score{Key: key, Raw: raw})
 			}
-			if !ev.passes(floors) {
-				report.DroppedEntity++
-				continue
+			for key, ev := range src.Entity {
+				c, ok := src.Candidates[key]
+				if !ok || !q.Window.contains(c.CreatedAt) {
+					continue
+				}
+				if !ev.passes(floors) || se.of[key] < hitBar {
+					report.DroppedEntity++
+					continue
+				}
+				kept[key] = true
+				entities = append(entities, Score{Key: key, Raw: ev.Score})
 			}
-			entities = append(entities, Score{Key: key, Raw: ev.Score})
 		}
 		for key, cos := range src.Semantic {
 			c, ok := src.Candidates[key]
@@ -274,14 +384,19 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		}
 		for _, f := range fuse(legs) {
 			h := Hit{Key: f.key, Score: f.score, SemanticOnly: f.uncorroborated,
-				textLen: src.Candidates[f.key].TextLen}
-			if g, ok := grades[f.key]; ok {
-				h.Legs.FTS = lexicalRaw[f.key]
-				h.Matched, h.Bar, h.Rare = g.matched, g.bar, g.rare
-			}
-			if ev, ok := src.Entity[f.key]; ok && ev.passes(floors) {
-				h.Legs.Entity = ev.Score
-				h.Anchors = ev.Anchors
+				textLen: src.Candidates[f.key].TextLen, Chance: se.chance}
+			if kept[f.key] {
+				h.Evidence = se.of[f.key]
+				if raw, ok := se.lexical[f.key]; ok {
+					h.Legs.FTS = raw
+				}
+				for _, t := range se.used[f.key] {
+					h.Matched = append(h.Matched, src.LexicalTerms[t].Surface)
+				}
+				if ev, ok := src.Entity[f.key]; ok && ev.passes(floors) {
+					h.Legs.Entity = ev.Score
+					h.Anchors = ev.Anchors
+				}
 			}
 			if cos, ok := src.Semantic[f.key]; ok && cos >= semFloor {
 				h.Legs.Semantic = cos
@@ -291,40 +406,4 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	}
 	order(all)
 	return all, report
-}
-
-// answeredWithoutBonus reports whether some lexical or entity candidate clears the profile's
-// floors with every term counted once.
-func answeredWithoutBonus(q Query, sources []*Source, mixed []map[Key]float64, floors profile) bool {
-	for i, src := range sources {
-		for key, ev := range src.Entity {
-			if c, ok := src.Candidates[key]; ok && q.Window.contains(c.CreatedAt) && ev.passes(floors) {
-				return true
-			}
-		}
-		bits := src.termBits()
-		for key := range mixed[i] {
-			c := src.Candidates[key]
-			if q.Window.contains(c.CreatedAt) && gradeTerms(q.Readings, c.holds(bits), floors, nil).passes() {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// termBits maps each of the source's lexical terms to its bit.
-func (src *Source) termBits() map[string]uint64 {
-	bits := make(map[string]uint64, len(src.LexicalTerms))
-	for i, t := range src.LexicalTerms {
-		if i < 64 {
-			bits[t] |= 1 << i
-		}
-	}
-	return bits
-}
-
-// holds reports, for an index term, whether the candidate holds it.
-func (c Candidate) holds(bits map[string]uint64) func(string) bool {
-	return func(term string) bool { return c.Terms&bits[term] != 0 }
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/query"
 )
 
@@ -21,6 +21,8 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 var day = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 // fixture builds a Source from texts (keys are their position + 1) and leg scores by position.
+// Document frequencies are counted over the texts, as if they were the whole store, unless
+// scope says the store is larger (then df holds each term's frequency in it).
 type fixture struct {
 	kind     string
 	texts    []string
@@ -28,18 +30,45 @@ type fixture struct {
 	trigram  map[int]float64
 	words    map[int]float64
 	entity   map[int]EntityEvidence
+	entityDF map[string]int
 	semantic map[int]float64
-	rare     []string
+	scope    int            // the store's size; 0: len(texts)
+	df       map[string]int // with scope: each term's frequency (by surface); default 1
 	noise    float64
 }
 
-// source builds the Source, looking up terms (the query's) in each text as the word index
+// source builds the Source for a query, looking up its terms in each text as the word index
 // would.
-func (f fixture) source(terms []string) *Source {
+func (f fixture) source(q string) *Source {
 	src := &Source{Kind: f.kind, Candidates: map[Key]Candidate{}, Entity: map[Key]EntityEvidence{},
-		Semantic: map[Key]float64{}, Rare: map[string]bool{}, SemanticNoise: f.noise, LexicalTerms: terms}
+		Semantic: map[Key]float64{}, SemanticNoise: f.noise, N: len(f.texts), EntityDF: f.entityDF}
 	if src.Kind == "" {
 		src.Kind = KindFact
+	}
+	for _, t := range query.LexicalTerms(q, 64) {
+		src.LexicalTerms = append(src.LexicalTerms, Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos})
+	}
+	holders := make([]func(string) bool, len(f.texts))
+	for i, t := range f.texts {
+		holders[i] = holder(t)
+	}
+	for _, t := range src.LexicalTerms {
+		df := 0
+		for _, holds := range holders {
+			if holds(t.Text) {
+				df++
+			}
+		}
+		if f.scope > 0 {
+			df = 1
+			if d, ok := f.df[t.Surface]; ok {
+				df = d
+			}
+		}
+		src.DF = append(src.DF, df)
+	}
+	if f.scope > 0 {
+		src.N = f.scope
 	}
 	key := func(i int) Key { return Key{Kind: src.Kind, ID: int64(i + 1)} }
 	for i, t := range f.texts {
@@ -48,9 +77,8 @@ func (f fixture) source(terms []string) *Source {
 			at = c
 		}
 		c := Candidate{TextLen: len(t), CreatedAt: at}
-		holds := holder(t)
-		for j, term := range terms {
-			if holds(term) {
+		for j, term := range src.LexicalTerms {
+			if holders[i](term.Text) {
 				c.Terms |= 1 << j
 			}
 		}
@@ -77,9 +105,6 @@ func (f fixture) source(terms []string) *Source {
 	for i, cos := range f.semantic {
 		src.Semantic[key(i)] = cos
 	}
-	for _, r := range f.rare {
-		src.Rare[analysis.Stem(r)] = true
-	}
 	return src
 }
 
@@ -90,138 +115,175 @@ var defaultConfig = Config{
 }
 
 var rankCases = []struct {
-	name    string
-	query   []string // readings; the first is the whole query
+	name  string
+	query string
+	// words is the Chinese dictionary the query's focus is cut with (word -> specificity).
+	words   map[string]float64
 	window  *Window
 	noise   float64
 	sources []fixture
 	config  *Config
 }{
 	{
-		name:  "two graded terms clear the bar, one does not",
-		query: []string{"python version"},
+		name:  "a small store answers on the one content word a fact shares",
+		query: "what does Tom do for a job",
 		sources: []fixture{{
-			texts: []string{"CI uses Python 3.12", "the Python version on the build servers is pinned", "老王喜欢简约风格"},
-			words: map[int]float64{0: 1.2, 1: 2.5},
+			texts: []string{"Tom lost his job at the plant", "Ada moved to Lisbon", "the car needs new tyres",
+				"coffee with Nate on Friday", "snow is forecast for the weekend"},
+			words: map[int]float64{0: 3.1},
 		}},
 	},
 	{
-		name:  "nothing clears the strict bar: the loose profile answers, marked relaxed",
-		query: []string{"python interpreter"},
+		name:  "a large store does not answer on one common word",
+		query: "mental health at work",
 		sources: []fixture{{
-			texts: []string{"CI uses Python 3.12", "the Python version on the build servers is pinned"},
-			words: map[int]float64{0: 1.2, 1: 1.1},
+			texts: []string{"the health insurance card expires in May"},
+			words: map[int]float64{0: 2},
+			scope: 10000, df: map[string]int{"mental": 40, "health": 30, "work": 900},
 		}},
 	},
 	{
-		name:  "two indexes mixed 0.25 : 1, memories before knowledge on equal scores",
-		query: []string{"kubernetes staging"},
-		sources: []fixture{
-			{texts: []string{"kubernetes staging cluster", "staging kubernetes notes"},
-				trigram: map[int]float64{0: 4, 1: 2}, words: map[int]float64{0: 3, 1: 3}},
-			{kind: KindChunk, texts: []string{"kubernetes staging cluster"},
-				trigram: map[int]float64{0: 8}, words: map[int]float64{0: 6}},
-		},
+		name:  "a word every text holds still finds them all: they hold the whole query",
+		query: "orchard",
+		sources: []fixture{{
+			texts: []string{"orchard note 1 about pruning", "orchard note 2 about apples", "orchard note 3 about pears"},
+			words: map[int]float64{0: 0.1, 1: 0.1, 2: 0.1},
+		}},
 	},
 	{
-		name:  "a rare term counts twice, in an answered query",
-		query: []string{"which villages reported onchocerciasis outbreaks"},
+		name:  "a large store answers on a word only a few texts hold",
+		query: "which villages reported onchocerciasis outbreaks",
 		sources: []fixture{{
 			texts: []string{"Ivermectin treatment against onchocerciasis in Africa", "outbreaks were reported in the northern villages"},
 			words: map[int]float64{0: 3, 1: 2},
-			rare:  []string{"onchocerciasis"},
+			scope: 5183, df: map[string]int{"onchocerciasis": 1, "villages": 12, "reported": 600, "outbreaks": 40},
 		}},
 	},
 	{
-		name:  "a rare term alone answers nothing",
-		query: []string{"onchocerciasis prevalence estimates"},
+		name:  "several ordinary words together answer where one would not",
+		query: "python version pinned on the build servers",
 		sources: []fixture{{
-			texts: []string{"Ivermectin treatment against onchocerciasis in Africa"},
-			words: map[int]float64{0: 3},
-			rare:  []string{"onchocerciasis"},
+			texts: []string{"the Python version on the build servers is pinned", "CI uses Python 3.12"},
+			words: map[int]float64{0: 6, 1: 1.5},
+			scope: 10000, df: map[string]int{"python": 60, "version": 300, "pinned": 20, "build": 400, "servers": 200},
 		}},
+	},
+	{
+		name:  "an answered query returns its whole evidence list, not a stopword's worth",
+		query: "老王喜欢什么风格",
+		words: map[string]float64{"老王": 13, "喜欢": 7, "风格": 9},
+		sources: []fixture{{
+			texts: []string{"老王喜欢简约风格的设计", "老王住在朝阳区", "这个风格很适合客厅", "项目周会定在每周三", "妈妈的生日是八月十五",
+				"小李对花生过敏", "周末去西湖散步", "新买的台灯很亮"},
+			words: map[int]float64{0: 5, 1: 2, 2: 2.2},
+		}},
+	},
+	{
+		name:  "a compound and its parts are one piece of evidence",
+		query: "go-sqlite3",
+		sources: []fixture{{
+			texts: []string{"we store data with go-sqlite3, no cgo", "sqlite3 is on every phone", "go to the shop"},
+			words: map[int]float64{0: 4, 1: 2, 2: 0.5},
+			scope: 3000, df: map[string]int{"go-sqlite3": 1, "go": 300, "sqlite3": 2},
+		}},
+	},
+	{
+		name:  "overlapping bigrams count as the words they spell",
+		query: "简约风格",
+		words: map[string]float64{"简约": 12, "风格": 9},
+		sources: []fixture{{
+			texts: []string{"老王喜欢简约风格", "简单的约会", "风格各异"},
+			words: map[int]float64{0: 3, 1: 1, 2: 1},
+			scope: 10000, df: map[string]int{"简约": 20, "约风": 5, "风格": 60},
+		}},
+	},
+	{
+		name:  "a question whose topic the store has never seen is not answered by its common words",
+		query: "0-dimensional biomaterials show inductive properties",
+		sources: []fixture{{
+			texts: []string{"the show starts at eight", "properties near the beach cost more", "we should show the properties to Ana",
+				"the dentist moved to Friday", "bought new running shoes"},
+			words: map[int]float64{2: 4, 0: 2, 1: 2},
+		}},
+	},
+	{
+		name:  "nearly the chance level: the loose profile answers, marked relaxed",
+		query: "python interpreter",
+		sources: []fixture{{
+			texts: []string{"CI uses Python 3.12"},
+			words: map[int]float64{0: 1.2},
+			scope: 1000, df: map[string]int{"python": 8, "interpreter": 40},
+		}},
+	},
+	{
+		name:  "semantic-only hits do not keep the lexical leg from its relaxed retry",
+		query: "python interpreter",
+		noise: 0.5,
+		sources: []fixture{{
+			texts:    []string{"CI uses Python 3.12", "the build image ships a scripting runtime"},
+			words:    map[int]float64{0: 1.2},
+			semantic: map[int]float64{1: 0.9},
+			scope:    1000, df: map[string]int{"python": 8, "interpreter": 40},
+		}},
+	},
+	{
+		name:  "two indexes: memories before knowledge on equal scores",
+		query: "kubernetes staging",
+		sources: []fixture{
+			{texts: []string{"kubernetes staging cluster", "staging kubernetes notes"}, words: map[int]float64{0: 3, 1: 3}},
+			{kind: KindChunk, texts: []string{"kubernetes staging cluster"}, words: map[int]float64{0: 6}},
+		},
 	},
 	{
 		name:   "the time window keeps what was written in it",
-		query:  []string{"会议纪要"},
+		query:  "会议纪要",
 		window: &Window{From: day.Add(-time.Hour), To: day.Add(time.Hour)},
 		sources: []fixture{{
-			texts:   []string{"会议纪要：预算通过了", "上个月的会议纪要"},
+			texts:   []string{"会议纪要：预算通过了", "上个月的会议纪要", "今天天气很好"},
 			created: map[int]time.Time{1: day.AddDate(0, -1, 0)},
 			words:   map[int]float64{0: 2, 1: 2},
 		}},
 	},
 	{
 		name:   "a window that leaves nothing is ignored, and the result says so",
-		query:  []string{"会议纪要"},
+		query:  "会议纪要",
 		window: &Window{From: day.AddDate(-1, 0, 0), To: day.AddDate(-1, 0, 1)},
 		sources: []fixture{{
-			texts: []string{"会议纪要：预算通过了"},
+			texts: []string{"会议纪要：预算通过了", "今天天气很好"},
 			words: map[int]float64{0: 2},
 		}},
 	},
 	{
 		name:  "the entity floor: two shared anchors for a two-entity query",
-		query: []string{"redis port"},
+		query: "redis port",
 		sources: []fixture{{
-			texts: []string{"Redis listens on port 6379", "Postgres port is 5432"},
+			texts: []string{"Redis listens on 6379", "Postgres port is 5432", "the cat sleeps"},
 			entity: map[int]EntityEvidence{
 				0: {Score: AnchoredJaccard(2, 3, 2), Shared: 2, W: 2, Anchors: []string{"redis", "port"}},
 				1: {Score: AnchoredJaccard(1, 2, 2), Shared: 1, W: 2, Anchors: []string{"port"}},
 			},
+			entityDF: map[string]int{"redis": 1, "port": 2},
 		}},
 	},
 	{
 		name:  "the semantic leg supports: its finds come after the others' and leave their order alone",
-		query: []string{"what does my manager like"},
+		query: "what does my manager like",
 		noise: 0.6,
 		sources: []fixture{{
-			texts:    []string{"my manager likes tea", "老王喜欢简约风格", "manager meeting notes"},
+			texts:    []string{"my manager likes tea", "老王喜欢简约风格", "manager meeting notes", "the printer is broken"},
 			words:    map[int]float64{0: 3, 2: 2.9},
 			semantic: map[int]float64{0: 0.7, 1: 0.95, 2: 0.9},
 		}},
 	},
 	{
-		name:  "semantic-only hits do not keep the lexical leg from its relaxed retry",
-		query: []string{"python interpreter"},
-		sources: []fixture{{
-			texts:    []string{"CI uses Python 3.12", "a snake in the garden"},
-			words:    map[int]float64{0: 1.2},
-			semantic: map[int]float64{1: 0.9},
-		}},
-	},
-	{
-		name:  "the model's noise raises the semantic floor",
-		query: []string{"quantum entanglement"},
+		name:  "an unanswered query keeps only what the model found, after nothing",
+		query: "quantum entanglement",
 		noise: 0.8,
 		sources: []fixture{{
-			texts:    []string{"grocery list", "quantum physics lecture"},
+			texts:    []string{"grocery list", "a physics lecture on Friday", "the garden needs water"},
 			semantic: map[int]float64{0: 0.75, 1: 0.85},
 		}},
 	},
-	{
-		name:  "the stripped reading answers where the whole question does not",
-		query: []string{"what does the staging cluster run", "staging cluster run"},
-		sources: []fixture{{
-			texts: []string{"the staging cluster runs Kubernetes 1.31"},
-			words: map[int]float64{0: 2},
-		}},
-	},
-}
-
-// lexicalTerms are the terms a lexical leg looks up for the readings: each one's word terms.
-func lexicalTerms(readings []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range readings {
-		for _, t := range query.WordTerms(r) {
-			if !seen[t] {
-				seen[t] = true
-				out = append(out, t)
-			}
-		}
-	}
-	return out
 }
 
 // TestRankGolden runs every case through Rank and compares the rendered answers, decisions
@@ -229,13 +291,11 @@ func lexicalTerms(readings []string) []string {
 func TestRankGolden(t *testing.T) {
 	var b strings.Builder
 	for _, tc := range rankCases {
-		q := Query{Window: tc.window, SemanticNoise: tc.noise}
-		for _, r := range tc.query {
-			q.Readings = append(q.Readings, Grade(r))
-		}
+		q := Query{Window: tc.window, SemanticNoise: tc.noise, Focus: focusOf(tc.query, tc.words),
+			Asked: len(query.LexicalTerms(tc.query, 64))}
 		var sources []*Source
 		for _, f := range tc.sources {
-			sources = append(sources, f.source(lexicalTerms(tc.query)))
+			sources = append(sources, f.source(tc.query))
 		}
 		cfg := defaultConfig
 		if tc.config != nil {
@@ -243,9 +303,9 @@ func TestRankGolden(t *testing.T) {
 		}
 		res := Rank(q, sources, cfg)
 		fmt.Fprintf(&b, "## %s\nquery %q\n", tc.name, tc.query)
-		fmt.Fprintf(&b, "relaxed %v, window ignored %v, bar %d, dropped fts %d entity %d semantic %d, semantic floor %.2f\n",
-			res.Relaxed, res.WindowIgnored, res.Report.FTSBar, res.Report.DroppedFTS, res.Report.DroppedEntity,
-			res.Report.DroppedSemantic, res.Report.MinSemanticSimilarity)
+		fmt.Fprintf(&b, "answered %v, relaxed %v, window ignored %v, focus %v held %v, best evidence %.2f of chance %.2f, dropped fts %d entity %d semantic %d, semantic floor %.2f\n",
+			res.Report.Answered, res.Relaxed, res.WindowIgnored, res.Report.Focus, res.Report.Focused, res.Report.BestEvidence, res.Report.Chance, res.Report.DroppedFTS,
+			res.Report.DroppedEntity, res.Report.DroppedSemantic, res.Report.MinSemanticSimilarity)
 		for i, h := range res.Hits {
 			only := ""
 			if h.SemanticOnly {
@@ -273,15 +333,43 @@ func TestRankGolden(t *testing.T) {
 	}
 }
 
+// focusOf is the query's focus units as the engine computes them, with a stand-in segmenter
+// that knows words (longest first).
+func focusOf(q string, words map[string]float64) []FocusUnit {
+	cut := func(run string) []background.CJKWord {
+		r := []rune(run)
+		var out []background.CJKWord
+		for i := 0; i < len(r); {
+			n := 1
+			for l := min(4, len(r)-i); l >= 2; l-- {
+				if _, ok := words[string(r[i:i+l])]; ok {
+					n = l
+					break
+				}
+			}
+			if s, ok := words[string(r[i:i+n])]; ok && n >= 2 {
+				out = append(out, background.CJKWord{Start: i, Len: n, Specificity: s})
+			}
+			i += n
+		}
+		return out
+	}
+	var out []FocusUnit
+	for _, u := range background.Units(q, cut) {
+		out = append(out, FocusUnit{Terms: u.Terms, All: u.All, Surface: u.Surface, Specificity: u.Specificity})
+	}
+	return out
+}
+
 // TestRankIsDeterministic: the same evidence always gives the same answer, whatever the map
 // iteration order.
 func TestRankIsDeterministic(t *testing.T) {
 	tc := rankCases[2]
-	q := Query{Readings: []Graded{Grade(tc.query[0])}}
+	q := Query{}
 	render := func() string {
 		var sources []*Source
 		for _, f := range tc.sources {
-			sources = append(sources, f.source(lexicalTerms(tc.query)))
+			sources = append(sources, f.source(tc.query))
 		}
 		return fmt.Sprint(Rank(q, sources, defaultConfig).Hits)
 	}

@@ -2,13 +2,14 @@ package rank
 
 import (
 	"math"
+	"slices"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/query"
 )
 
 // holder reports, for an index term, whether text holds it: what the word index says.
@@ -18,74 +19,6 @@ func holder(text string) func(string) bool {
 		terms[t.Text] = true
 	}
 	return func(term string) bool { return terms[term] }
-}
-
-func TestGradeQuery(t *testing.T) {
-	tests := []struct {
-		query      string
-		wantShown  []string
-		wantStrict int // bar with min_fts_terms = 2
-	}{
-		{"老王喜欢简约风格", []string{"老王", "王喜", "喜欢", "欢简", "简约", "约风", "风格"}, 2},
-		{"换手机", []string{"换手", "手机"}, 2},
-		{"周三", []string{"周三"}, 1},      // clamped: one bigram can only match once
-		{"猫", nil, 0},                  // a single character is not graded
-		{"Go or Rust", nil, 0},         // nothing graded: not FTS-floored at all
-		{"API Go", []string{"api"}, 1}, // an acronym is graded, so API still finds API
-		{"python version", []string{"python", "version"}, 2},
-		{"use the api", nil, 0},
-		{"老张的电话是多少", []string{"老张", "电话", "多少"}, 2},         // bigrams with 的/是 are not graded                             // 3-letter words are not graded
-		{"IBP in bacteria", []string{"ibp", "bacteria"}, 2}, // an acronym is specific
-		{"p53 mutations", []string{"p53", "mutations"}, 2},  // so is a word with a digit
-		{"周三 meeting", []string{"周三", "meeting"}, 2},        // graded Latin word: no CJK fallback
-		{"chemotherapy", []string{"chemotherapy"}, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.query, func(t *testing.T) {
-			g := Grade(tc.query)
-			if diff := cmp.Diff(tc.wantShown, g.shown, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("Grade(%q) terms (-want +got):\n%s", tc.query, diff)
-			}
-			if got := g.bar(2); got != tc.wantStrict {
-				t.Errorf("Grade(%q).bar(2) = %d, want %d", tc.query, got, tc.wantStrict)
-			}
-		})
-	}
-}
-
-func TestGradedMatchUsesStems(t *testing.T) {
-	g := Grade("chemotherapy services improved")
-	got, _ := g.matched(holder("The service improves after Chemotherapy"))
-	if diff := cmp.Diff([]string{"chemotherapy", "services", "improved"}, got); diff != "" {
-		t.Errorf("matched (-want +got):\n%s", diff)
-	}
-}
-
-func TestLooseProfile(t *testing.T) {
-	strict := DefaultFloors()
-	got := strict.loose()
-	want := profile{Floors: Floors{MinFTSTerms: 2, MinJaccard: 0.15, MinSemanticSimilarity: strict.MinSemanticSimilarity * 0.85}, loose: true}
-	if got != want {
-		t.Errorf("loose() = %+v, want %+v", got, want)
-	}
-	if off := (Floors{}).loose(); off != (Floors{}).strict() {
-		t.Errorf("loose() of disabled floors = %+v, want all disabled", off)
-	}
-	bars := []struct {
-		query         string
-		strict, loose int
-	}{
-		{"python version", 2, 1},
-		{"周三", 1, 1},
-		{"Kafka 集群有几个分区", 2, 2}, // graded: kafka 集群 群有 分区 -> half is 2: one shared word is not enough
-		{"the api", 0, 0},
-	}
-	for _, b := range bars {
-		g := Grade(b.query)
-		if s, l := g.barFor(strict.strict()), g.barFor(got); s != b.strict || l != b.loose {
-			t.Errorf("%q bars: strict %d loose %d, want %d and %d (graded %v)", b.query, s, l, b.strict, b.loose, g.shown)
-		}
-	}
 }
 
 // TestOrderBreaksTies: with equal scores, memories come before knowledge, then the shorter
@@ -151,30 +84,6 @@ func TestFuseSupportingLegCannotOutrankAlone(t *testing.T) {
 	}
 }
 
-func TestRareTermCeiling(t *testing.T) {
-	for _, tc := range []struct{ n, want int }{
-		{0, 0}, {16, 0}, {199, 0}, // a small store has no rare term: df says nothing there
-		{200, 1}, {5183, 25}, {10339, 51},
-	} {
-		if got := RareTermCeiling(tc.n); got != tc.want {
-			t.Errorf("RareTermCeiling(%d) = %d, want %d", tc.n, got, tc.want)
-		}
-	}
-}
-
-func TestGradedWeightCountsRareTermsTwice(t *testing.T) {
-	g := Grade("ivermectin treats onchocerciasis")
-	_, matched := g.matched(holder("onchocerciasis control in africa"))
-	rare := map[string]bool{analysis.Stem("onchocerciasis"): true}
-	bar := g.barFor(DefaultFloors().strict())
-	if got := (termGrade{matched: matched, weight: weight(matched, nil), bar: bar}); got.passes() {
-		t.Errorf("one ordinary term %v passes bar %d, want it dropped", matched, bar)
-	}
-	if got := (termGrade{matched: matched, weight: weight(matched, rare), bar: bar}); !got.passes() {
-		t.Errorf("one rare term %v (weight %d) fails bar %d, want it to count twice", matched, got.weight, bar)
-	}
-}
-
 func TestAnchoredJaccard(t *testing.T) {
 	// plain is |Q∩F| / |Q∪F| for sets given by sizes.
 	plain := func(q, f, inter int) float64 { return float64(inter) / float64(q+f-inter) }
@@ -210,39 +119,181 @@ func TestAnchorCeiling(t *testing.T) {
 	}
 }
 
-// FuzzGradeQuery: any query grades into distinct, valid terms whose bars stay within what
-// the terms can reach, and a text matches only terms the query graded.
-func FuzzGradeQuery(f *testing.F) {
-	for _, s := range []string{"老王喜欢简约风格", "python version", "IBP in bacteria", "周三", "老张的电话是多少", "Kafka 集群有几个分区", "\xff", ""} {
-		f.Add(s, "老王喜欢简约的风格 and Python 3.12")
+func TestLooseProfile(t *testing.T) {
+	strict := DefaultFloors()
+	got := strict.loose()
+	want := strict
+	want.MinEvidence = strict.MinEvidence - math.Log(4) // four times as many chance matches
+	want.HitEvidence = strict.HitEvidence * 0.75
+	want.MinJaccard = 0.15
+	want.MinSemanticSimilarity = strict.MinSemanticSimilarity * 0.85
+	if got != (profile{Floors: want, loose: true}) {
+		t.Errorf("loose() = %+v, want %+v", got, want)
 	}
-	strict := DefaultFloors().strict()
-	loose := DefaultFloors().loose()
-	f.Fuzz(func(t *testing.T, q, text string) {
-		g := Grade(q)
-		if len(g.terms) != len(g.shown) {
-			t.Fatalf("Grade(%q): %d terms but %d shown", q, len(g.terms), len(g.shown))
+}
+
+func TestChanceLevelAndIDF(t *testing.T) {
+	for _, tc := range []struct {
+		n, df int
+		want  float64
+	}{
+		{10000, 30, -math.Log(30.1 / 10010)},
+		{9, 1, -math.Log(1.1 / 19)},
+		{3, 3, -math.Log(3.1 / 13)}, // held by every text of a small store: still evidence
+		{5, 0, 0},
+		{0, 0, 0},
+	} {
+		if got := idf(tc.n, tc.df); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("idf(%d, %d) = %v, want %v", tc.n, tc.df, got, tc.want)
 		}
-		seen := map[string]bool{}
-		for _, term := range g.terms {
-			if term == "" || !utf8.ValidString(term) || seen[term] {
-				t.Fatalf("Grade(%q) term %q empty, invalid or repeated", q, term)
+	}
+	if got, want := chanceLevel(10000), idf(10000, 1); got != want {
+		t.Errorf("chanceLevel(10000) = %v, want the evidence of a term one text holds, %v", got, want)
+	}
+	if math.Abs(chanceLevel(1_000_000)-math.Log(1_000_000)) > 0.1 {
+		t.Errorf("chanceLevel of a large store = %v, want about ln N", chanceLevel(1_000_000))
+	}
+}
+
+// model builds an evidence model for a query over a scope of n with the given frequencies
+// (by surface; 1 when not given).
+func model(q string, n int, df map[string]int) *evidenceModel {
+	src := &Source{N: n}
+	for _, t := range query.LexicalTerms(q, 64) {
+		src.LexicalTerms = append(src.LexicalTerms, Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos})
+		d, ok := df[t.Surface]
+		if !ok {
+			d = 1
+		}
+		src.DF = append(src.DF, d)
+	}
+	return newEvidenceModel(src)
+}
+
+// maskOf says which of m's terms text holds.
+func maskOf(m *evidenceModel, text string) uint64 {
+	holds := holder(text)
+	var mask uint64
+	for i, t := range m.terms {
+		if holds(t.Text) {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+func TestEvidenceCountsACompoundOnce(t *testing.T) {
+	m := model("go-sqlite3 driver", 1000, map[string]int{"go-sqlite3": 2, "go": 100, "sqlite3": 5, "driver": 50})
+	got, used := m.lexical(maskOf(m, "the go-sqlite3 driver"))
+	want := idf(1000, 2) + idf(1000, 50)
+	if math.Abs(got-want) > 1e-9 || len(used) != 2 {
+		t.Errorf("evidence = %v over terms %v, want %v (the compound's best member and driver)", got, used, want)
+	}
+}
+
+func TestEvidenceCountsDisjointBigrams(t *testing.T) {
+	m := model("简约风格", 10000, map[string]int{"简约": 20, "约风": 2, "风格": 60})
+	got, used := m.lexical(maskOf(m, "老王喜欢简约风格"))
+	// 约风 is the rarest but overlaps both: 简约 + 风格 (two words) are worth more.
+	want := idf(10000, 20) + idf(10000, 60)
+	if math.Abs(got-want) > 1e-9 || len(used) != 2 {
+		t.Errorf("evidence = %v over terms %v, want %v (简约 and 风格)", got, used, want)
+	}
+	alone, _ := m.lexical(maskOf(m, "约风"))
+	if want := idf(10000, 2); math.Abs(alone-want) > 1e-9 {
+		t.Errorf("evidence of 约风 alone = %v, want %v", alone, want)
+	}
+}
+
+// FuzzEvidence: evidence is never negative, never more than the idfs of the terms held, and
+// counts only terms the text holds.
+func FuzzEvidence(f *testing.F) {
+	f.Add("老王喜欢简约风格 go-sqlite3 python", "简约风格的 go driver", 100)
+	f.Add("a b c", "", 1)
+	f.Fuzz(func(t *testing.T, q, text string, n int) {
+		n = n%100000 + 1
+		if n < 1 {
+			n = -n + 1
+		}
+		m := model(q, n, nil)
+		mask := maskOf(m, text)
+		got, used := m.lexical(mask)
+		var most float64
+		for i := range m.terms {
+			if i < 64 && mask&(1<<i) != 0 {
+				most += m.idf[i]
 			}
-			seen[term] = true
 		}
-		s, l := g.barFor(strict), g.barFor(loose)
-		if s > len(g.terms) || l > len(g.terms) || s < 0 || (len(g.terms) > 0 && l < 1) {
-			t.Fatalf("Grade(%q): bars strict %d loose %d for %d terms", q, s, l, len(g.terms))
+		if got < 0 || got > most+1e-9 || math.IsNaN(got) {
+			t.Fatalf("evidence %v for idfs summing to %v", got, most)
 		}
-		shown := map[string]bool{}
-		for _, sh := range g.shown {
-			shown[sh] = true
-		}
-		shownOf, _ := g.matched(holder(text))
-		for _, m := range shownOf {
-			if !shown[m] {
-				t.Fatalf("matched %q is not a graded term of %q", m, q)
+		for _, i := range used {
+			if mask&(1<<i) == 0 {
+				t.Fatalf("counted term %d the text does not hold", i)
 			}
 		}
 	})
+}
+
+func TestFocusIsTheMostSpecificUnits(t *testing.T) {
+	units := []FocusUnit{
+		{Terms: []string{"hour"}, Surface: "hours", Specificity: 8},
+		{Terms: []string{"documentari"}, Surface: "documentaries", Specificity: 14},
+		{Terms: []string{"spend"}, Surface: "spend", Specificity: 9},
+		{Terms: []string{"watch"}, Surface: "watched", Specificity: 9},
+	}
+	if got := newFocus(units, 2, 0).surface; !slices.Equal(got, []string{"documentaries", "spend"}) {
+		t.Errorf("focus of 2 = %v, want documentaries, spend (ties: the earlier)", got)
+	}
+	if got := newFocus(units, 1, 0.5).surface; len(got) != 2 {
+		t.Errorf("a share of 0.5 of 4 units = %v, want 2 units", got)
+	}
+	if f := newFocus(units, 0, 0.5); !f.empty() {
+		t.Errorf("FocusTerms 0 disables the focus, got %v", f.surface)
+	}
+}
+
+func TestFocusHeldByACandidate(t *testing.T) {
+	src := &Source{LexicalTerms: []Term{{Text: "简约"}, {Text: "风格"}, {Text: "go-sqlite3"}}, Substrings: []string{"Sourdough"}}
+	word := FocusUnit{Terms: []string{"简约", "约风", "风格"}, All: true, Surface: "简约风格", Specificity: 12}
+	compound := FocusUnit{Terms: []string{"go-sqlite3", "go", "sqlite3"}, Surface: "go-sqlite3", Specificity: 17}
+	sour := FocusUnit{Terms: []string{"sourdough"}, Surface: "sourdough", Specificity: 16}
+	cases := []struct {
+		name  string
+		unit  FocusUnit
+		c     Candidate
+		loose bool
+		want  bool
+	}{
+		// 约风 is held by no text of the scope: no text can hold the whole word.
+		{"a Chinese word needs all its bigrams", word, Candidate{Terms: 0b011}, false, false},
+		{"a compound is held by any of its terms", compound, Candidate{Terms: 0b100}, false, true},
+		{"no focus term", compound, Candidate{Terms: 0b011}, false, false},
+		{"a substring counts only under the loose profile", sour, Candidate{Substrings: 1}, false, false},
+		{"a substring of the focus word, loose", sour, Candidate{Substrings: 1}, true, true},
+	}
+	for _, tc := range cases {
+		f := newFocus([]FocusUnit{tc.unit}, 1, 0)
+		if got := f.in(src)(tc.c, tc.loose); got != tc.want {
+			t.Errorf("%s: held = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestUnanswered(t *testing.T) {
+	cases := []struct {
+		r    FloorReport
+		want string
+	}{
+		{FloorReport{Answered: true, BestEvidence: 3}, ""},
+		{FloorReport{}, "no text holds any of its words"},
+		{FloorReport{BestEvidence: 4, Focus: []string{"harpsichord", "marathon"}}, "no matching text holds any of its key words (harpsichord, marathon)"},
+		{FloorReport{BestEvidence: 4, Focus: []string{"a", "b", "c", "d"}}, "no matching text holds any of its key words (a, b, c, …)"},
+		{FloorReport{BestEvidence: 4, Focus: []string{"health"}, Focused: true}, "what matches is what any question with these words would find by chance"},
+	}
+	for _, tc := range cases {
+		if got := tc.r.Unanswered(); got != tc.want {
+			t.Errorf("Unanswered(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
 }

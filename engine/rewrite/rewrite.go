@@ -195,6 +195,8 @@ func isFillerWord(w string) bool {
 // zhQuestionWords are removed wherever they occur, longest first where one starts another.
 var zhQuestionWords = [...]string{
 	"为什么", "為什麼", "为何", "為何", "为啥", "為啥",
+	// 什么时候 is "when": 时候 ("time") is no topic of the question.
+	"什么时候", "什麼時候", "啥时候", "啥時候",
 	"什么是", "什麼是", "什么", "什麼",
 	"怎么样", "怎麼樣", "怎么", "怎麼", "怎样", "怎樣", "如何",
 	"哪里", "哪裡", "哪儿", "哪兒", "哪个", "哪個", "哪些",

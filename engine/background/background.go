@@ -1,0 +1,210 @@
+// Package background says which words of a query carry its topic, apart from any store. A
+// store's own statistics say what is rare in the store; they cannot say which words of a
+// question carry its topic when the store has never seen them. In "how many hours did I
+// spend on documentaries", "documentaries" is the topic whether or not a store of science
+// abstracts holds it; "hours" and "spend" are what any question says.
+//
+// How specific a word is in general language: English from the SUBTLEX-US word counts (51
+// million words of film subtitles: the language people speak, which is what memories are
+// written in); Chinese from the segmenter's dictionary, which also says where the words of a
+// run are and which are content words (the caller's, see Units).
+//
+// The English table is built on first use (see BenchmarkEnglishTable) and only read after,
+// once per process.
+package background
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/memdesk/memdesk/engine/analysis"
+)
+
+// subtlexUS is word<TAB>count, lower-cased, counts of 2 or more (see NOTICE).
+//
+//go:embed subtlex-us.tsv.gz
+var subtlexUS []byte
+
+// englishTable is built once per process, on first use, and never written after: it is
+// constant data, like the table it is built from.
+var englishTable = sync.OnceValues(loadEnglish)
+
+// english is the English table: each stem's -ln(share of words), and the words counted.
+type english struct {
+	specificity map[string]float64
+	total       float64
+}
+
+// Specificity is how much a Latin word term says about a text's topic in general language,
+// in nats (higher is more specific), or 0 when it cannot carry a topic: a stopword, a number,
+// a CJK term (see Units). A word the table has never seen (a name, a technical term, a typo)
+// is as specific as a word seen once.
+func Specificity(t analysis.Term) float64 {
+	switch t.Kind {
+	case analysis.Bigram, analysis.Unigram:
+		return 0
+	}
+	if !hasLetter(t.Text) || analysis.IsStopword(t.Surface) || analysis.IsStopword(t.Text) {
+		return 0
+	}
+	en, err := englishTable()
+	if err != nil {
+		return 0 // the table is embedded: only a broken build gets here
+	}
+	if s, ok := en.specificity[t.Text]; ok {
+		return s
+	}
+	return math.Log(en.total)
+}
+
+// CJKWord is a content word of a CJK run: where it starts (in characters), how long it is,
+// how specific it is (as Specificity).
+type CJKWord struct {
+	Start, Len  int
+	Specificity float64
+}
+
+// Unit is one place in a query that can carry its topic: a Latin word run (a compound and
+// its parts) or a CJK content word, with the index terms that spell it.
+type Unit struct {
+	Terms []string
+	// All says a text holds the unit only when it holds every term (the bigrams of a
+	// Chinese word); otherwise any one will do (a compound or one of its parts).
+	All         bool
+	Surface     string
+	Specificity float64
+}
+
+// Units are the units of a query's text that can carry a topic, in query order, one per
+// distinct spelling. cjkWords cuts a CJK run into its content words; nil (no dictionary
+// loaded yet) leaves CJK text without units.
+func Units(text string, cjkWords func(run string) []CJKWord) []Unit {
+	var units []Unit
+	latin := map[int]int{} // run -> unit
+	cjk := map[int][]analysis.Term{}
+	var cjkRuns []int
+	for t := range analysis.Terms(text) {
+		switch t.Kind {
+		case analysis.Bigram, analysis.Unigram:
+			if _, ok := cjk[t.Run]; !ok {
+				cjkRuns = append(cjkRuns, t.Run)
+			}
+			cjk[t.Run] = append(cjk[t.Run], t)
+			continue
+		}
+		s := Specificity(t)
+		if s <= 0 {
+			continue
+		}
+		i, ok := latin[t.Run]
+		if !ok {
+			i = len(units)
+			latin[t.Run] = i
+			units = append(units, Unit{Surface: t.Surface})
+		}
+		if !slices.Contains(units[i].Terms, t.Text) {
+			units[i].Terms = append(units[i].Terms, t.Text)
+		}
+		if s > units[i].Specificity {
+			units[i].Specificity, units[i].Surface = s, t.Surface
+		}
+	}
+	if cjkWords != nil {
+		for _, r := range cjkRuns {
+			units = append(units, cjkUnits(cjk[r], cjkWords)...)
+		}
+	}
+	seen := map[string]bool{}
+	return slices.DeleteFunc(units, func(u Unit) bool {
+		key := strings.Join(u.Terms, " ")
+		dup := seen[key]
+		seen[key] = true
+		return dup
+	})
+}
+
+// cjkUnits spells each content word of two or more characters of one CJK run (its terms, in
+// order) in index terms: its bigrams. A query searches a character on its own only when it is
+// all the query has (query.LexicalTerms), so a one-character word is no unit.
+func cjkUnits(terms []analysis.Term, cjkWords func(run string) []CJKWord) []Unit {
+	var chars, bigrams []string
+	for _, t := range terms {
+		switch t.Kind {
+		case analysis.Unigram:
+			chars = append(chars, t.Text)
+		case analysis.Bigram:
+			bigrams = append(bigrams, t.Text)
+		}
+	}
+	if len(bigrams) != max(len(chars)-1, 0) {
+		return nil // not a plain run: no safe way to place its words
+	}
+	if len(chars) < 2 {
+		return nil
+	}
+	var out []Unit
+	for _, w := range cjkWords(strings.Join(chars, "")) {
+		if w.Len < 2 || w.Start+w.Len > len(chars) {
+			continue
+		}
+		out = append(out, Unit{
+			Terms:       slices.Clone(bigrams[w.Start : w.Start+w.Len-1]),
+			All:         true,
+			Surface:     strings.Join(chars[w.Start:w.Start+w.Len], ""),
+			Specificity: w.Specificity,
+		})
+	}
+	return out
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadEnglish sums the counts of the words that share a stem: the index matches stems.
+func loadEnglish() (english, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(subtlexUS))
+	if err != nil {
+		return english{}, err
+	}
+	counts := map[string]float64{}
+	var total float64
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		word, n, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			continue
+		}
+		c, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			continue
+		}
+		total += c
+		for t := range analysis.Terms(word) {
+			if t.Kind == analysis.Word {
+				counts[t.Text] += c
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return english{}, err
+	}
+	en := english{specificity: make(map[string]float64, len(counts)), total: total}
+	for stem, c := range counts {
+		en.specificity[stem] = math.Log(total / c)
+	}
+	return en, nil
+}

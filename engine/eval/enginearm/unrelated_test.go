@@ -1,0 +1,114 @@
+package enginearm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/eval"
+)
+
+// unrelatedRun loads dir (a BEIR directory) into a fresh engine with the entity leg, adds the
+// queries of unrelatedDir as unrelated ones (at most limit; 0: all) and runs every query.
+func unrelatedRun(t *testing.T, dir, unrelatedDir string, limit int, scope eval.Scope) eval.Metrics {
+	t.Helper()
+	ctx := context.Background()
+	ds, err := eval.LoadBEIR(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unrelated, err := eval.LoadQueries(unrelatedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit > 0 && len(unrelated) > limit {
+		unrelated = unrelated[:limit]
+	}
+	ds.AddUnrelated(unrelated, scope)
+	x, err := sharedExtractor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(ctx, filepath.Join(t.TempDir(), "eval.db"), engine.Options{Entities: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	r, _, err := Load(ctx, e, ds.Docs, LoadOptions{As: AsMemory, Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arm, err := eval.Run(ctx, ds, r, eval.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arm.Metrics.EmptyRateUnrelated == nil {
+		t.Fatal("no unrelated queries were asked")
+	}
+	return arm.Metrics
+}
+
+// TestUnrelatedQuestionsPerUser is the unrelated-question check of testdata/unrelated (see
+// its README): per-user stores in both languages, their own questions (which have answers)
+// and another set's questions (which have none). The bars are the figures measured when
+// the check was built, less a margin: a ranking change that makes memdesk answer unrelated
+// questions, or stop answering its own, fails here.
+func TestUnrelatedQuestionsPerUser(t *testing.T) {
+	for _, tc := range []struct {
+		lang                string
+		minEmpty, minRecall float64
+	}{
+		// Measured: empty 0.950, recall@10 0.853 (the count floor before it: 0.983, 0.662).
+		{"en", 0.90, 0.80},
+		// Measured: empty 0.900, recall@10 0.672 (before: 0.983, 0.373).
+		{"zh", 0.88, 0.62},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "..", "testdata", "unrelated", tc.lang)
+			m := unrelatedRun(t, dir, filepath.Join(dir, "unrelated"), 0, eval.ScopePrefix)
+			if got := *m.EmptyRateUnrelated; got < tc.minEmpty {
+				t.Errorf("unrelated questions answered with nothing: %.3f, want at least %.2f", got, tc.minEmpty)
+			}
+			if got := m.Recall10; got < tc.minRecall {
+				t.Errorf("recall@10 of the store's own questions: %.3f, want at least %.2f", got, tc.minRecall)
+			}
+		})
+	}
+}
+
+// TestUnrelatedQuestionsDevSets is the full check over ../shared/data/dev (doc/retrieval.md,
+// "The unrelated check"), pooled and per user: minutes of work, so not with -short, and
+// only where the sets are. The bars are the measured figures less 0.02.
+func TestUnrelatedQuestionsDevSets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("minutes of work; run without -short")
+	}
+	dev := filepath.Join("..", "..", "..", "..", "shared", "data", "dev")
+	if _, err := os.Stat(dev); err != nil {
+		t.Skipf("no dev sets at %s", dev)
+	}
+	for _, tc := range []struct {
+		set, unrelated      string
+		limit               int
+		scope               eval.Scope
+		minEmpty, minRecall float64
+	}{
+		{"scifact", "longmemeval-s", 240, eval.ScopeNone, 0.04, 0.81},
+		{"cmrc2018-sentences", "madial-zh", 0, eval.ScopeNone, 0.35, 0.84},
+		{"longmemeval-s", "scifact", 240, eval.ScopePrefix, 0.71, 0.85},
+		{"madial-zh", "cmrc2018-sentences", 320, eval.ScopePrefix, 0.90, 0.60},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			m := unrelatedRun(t, filepath.Join(dev, tc.set), filepath.Join(dev, tc.unrelated), tc.limit, tc.scope)
+			t.Logf("%s: recall@10 %.3f, nDCG@10 %.3f, unrelated empty %.3f", tc.set, m.Recall10, m.NDCG10, *m.EmptyRateUnrelated)
+			if got := *m.EmptyRateUnrelated; got < tc.minEmpty {
+				t.Errorf("unrelated questions answered with nothing: %.3f, want at least %.2f", got, tc.minEmpty)
+			}
+			if m.Recall10 < tc.minRecall {
+				t.Errorf("recall@10: %.3f, want at least %.2f", m.Recall10, tc.minRecall)
+			}
+		})
+	}
+}
