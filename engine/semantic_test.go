@@ -438,7 +438,7 @@ func TestRunCatchesUpVectorsAndStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		d, err := e.DiagnoseVectors(context.Background())
 		if err == nil && d.Stale == 0 && d.Current == 2 {

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // waitBound bounds every wait for a state; tests assert what happens, never
 // how fast.
-const waitBound = 20 * time.Second
+const waitBound = 2 * time.Minute
 
 const tinyModel = "tiny"
 

@@ -74,7 +74,7 @@ func ownOllama(t *testing.T) (host string, server *exec.Cmd) {
 		}
 		log.Close()
 	})
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		resp, err := http.Get("http://" + host + "/api/version")
 		if err == nil {

@@ -1,27 +1,58 @@
 #!/usr/bin/env bash
 # The test suite as CI runs it: formatting, vet, every package's tests (short mode, race
-# detector) and one pass of every benchmark so none of them rots.
-set -euo pipefail
+# detector) and one pass of every benchmark so none of them rots. Every stage runs even
+# when an earlier one failed, so one run reports every failure; the exit status is 1 if
+# any stage failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/deps.sh || exit 1
 
-unformatted=$(gofmt -l $(git ls-files '*.go'))
-if [ -n "$unformatted" ]; then
-  echo "gofmt would change:" >&2
-  echo "$unformatted" >&2
-  exit 1
-fi
-if ! go mod tidy -diff >/dev/null; then
-  echo "go.mod/go.sum are not tidy: run go mod tidy" >&2
-  exit 1
-fi
-go vet ./...
+failed=()
+# stage NAME CMD...: runs CMD, timing it, and records NAME when it fails.
+stage() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  echo "== $name" >&2
+  if "$@"; then
+    echo "== $name: ok ($((SECONDS - start)) s)" >&2
+  else
+    echo "== $name: FAILED ($((SECONDS - start)) s)" >&2
+    failed+=("$name")
+  fi
+}
+
+gofmt_clean() {
+  local unformatted
+  unformatted=$(gofmt -l $(git ls-files '*.go'))
+  if [ -n "$unformatted" ]; then
+    echo "gofmt would change:" >&2
+    echo "$unformatted" >&2
+    return 1
+  fi
+}
+mod_tidy() {
+  if ! go mod tidy -diff >/dev/null; then
+    echo "go.mod/go.sum are not tidy: run go mod tidy" >&2
+    return 1
+  fi
+}
+
+stage gofmt gofmt_clean
+stage "go mod tidy" mod_tidy
+stage "go vet" go vet ./...
 # The gold-set eval (engine/eval/enginearm) runs the real engine over SQLite thousands of
 # times; under the race detector it takes ~45x longer (9 s -> 6.5 min), so it runs without
 # it. Every other package, the engine's concurrent paths included, runs with it.
-go test -short -race -timeout 20m $(go list ./... | grep -v '/engine/eval/enginearm$')
-go test -short -timeout 10m ./engine/eval/enginearm
-go test -short -run '^$' -bench . -benchtime 1x -timeout 10m ./...
+stage "unit tests (race)" go test -short -race -timeout 20m $(go list ./... | grep -v '/engine/eval/enginearm$')
+stage "eval gold set" go test -short -timeout 10m ./engine/eval/enginearm
+stage benchmarks go test -short -run '^$' -bench . -benchtime 1x -timeout 10m ./...
 # The real binary under Xvfb: the window appears, every screen renders (screenshots kept in
 # artifacts/gui for a person to look at).
-./scripts/gui-smoke.sh artifacts/gui
+stage "gui smoke" ./scripts/gui-smoke.sh artifacts/gui
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED stages: ${failed[*]}" >&2
+  exit 1
+fi
+echo "all stages passed" >&2

@@ -179,8 +179,9 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 		recalls = 10
 	}
 	// Recovery goes through production timings: bootstrap backoff from 0.5 s, the engine's
-	// vector catch-up polling every 5 s.
-	const recoverBound = 60 * time.Second
+	// vector catch-up polling every 5 s. The bound is a deadline, not an expectation: on a
+	// quiet machine recovery takes seconds, under a load of 9-15 it took over a minute.
+	const recoverBound = 3 * time.Minute
 	leaks := goleak.IgnoreCurrent()
 
 	srv, err := ollamatest.NewServer(ollamatest.Model{Name: "tiny", Dims: 16})

@@ -139,7 +139,7 @@ func TestSecurityWALUserOnly(t *testing.T) {
 	})
 	t.Cleanup(func() { proc.Process.Kill(); proc.Wait() })
 	defer stdin.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		for {
 			info, err := os.Stat(db + suffix)
