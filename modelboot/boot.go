@@ -2,6 +2,7 @@ package modelboot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -190,7 +192,7 @@ func (b *Boot) bootstrap(ctx context.Context) error {
 	b.rewarm.Store(false)
 	b.embedFailures.Store(0)
 	b.brokenEmbed.Store(nil)
-	vecs, err := b.embedRequest(ctx, b.set.WarmTimeout, []string{warmupText})
+	vecs, err := b.warm(ctx, st)
 	if err != nil {
 		return b.fail(ctx, "warm up", err)
 	}
@@ -206,6 +208,23 @@ func (b *Boot) bootstrap(ctx context.Context) error {
 			"was", before.Dims, "now", st.Dims)
 	}
 	return nil
+}
+
+// warm embeds the warm-up text in attempts of WarmAttemptTimeout until one answers, an
+// attempt fails otherwise than by its deadline, or WarmTimeout has passed. Between attempts
+// the state stays warming and says how long the model has not answered.
+func (b *Boot) warm(ctx context.Context, st State) ([][]float32, error) {
+	start := time.Now()
+	for {
+		left := b.set.WarmTimeout - time.Since(start)
+		vecs, err := b.embedRequest(ctx, min(b.set.WarmAttemptTimeout, left), []string{warmupText})
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) ||
+			time.Since(start) >= b.set.WarmTimeout {
+			return vecs, err
+		}
+		st.Reason = fmt.Sprintf("no answer yet after %s", time.Since(start).Round(time.Second))
+		b.setState(st)
+	}
 }
 
 // watch health-checks a ready model until the check fails or ctx is done.
@@ -257,7 +276,7 @@ func (b *Boot) fail(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return err
 	}
-	if unreachable(err) {
+	if unreachable(err) && !brokenAnswer(err) {
 		b.setPhase(PhaseOffline, reason(err))
 	} else {
 		b.setPhase(PhaseFailed, what+": "+reason(err))
@@ -429,6 +448,24 @@ func unreachable(err error) bool {
 		errors.Is(err, io.EOF)
 }
 
+// brokenAnswer reports whether the server took the request and then failed to answer it:
+// the answer broke off (a runner that crashed, a proxy that timed out) or was not the JSON
+// asked for. The server is there, so this is a failure, not offline; when the whole server
+// went away, the next probe finds it unreachable. A request that got no answer at all (the
+// HTTP client's *url.Error: refused, reset before the status line, a pooled connection the
+// server had closed) is not a broken answer but a server that may be gone.
+func brokenAnswer(err error) bool {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return false
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var count *countError
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.As(err, &syntax) || errors.As(err, &typ) || errors.As(err, &count)
+}
+
 func isStatus(err error, code int) bool {
 	var status api.StatusError
 	return errors.As(err, &status) && status.StatusCode == code
@@ -445,8 +482,17 @@ func reason(err error) string {
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer in time"
+	case brokenAnswer(err) && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)):
+		return "the server cut off its answer"
+	case errors.As(err, &syntax):
+		return "the server's answer is not a valid answer (" + syntax.Error() + ")"
+	case errors.As(err, &typ):
+		return "the server's answer is not a valid answer (" + typ.Error() + ")"
 	}
 	return err.Error()
 }

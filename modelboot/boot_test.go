@@ -584,3 +584,71 @@ func TestBootEmbedsKeepFailing(t *testing.T) {
 		t.Errorf("embed after recovery: %v", err)
 	}
 }
+
+// TestBootEmbedsAnswerBroken: a server whose health check passes but whose every embed
+// answers something that is not an answer (a garbled body, a connection cut mid-answer)
+// is not "ready" and not "offline": after failingEmbeds failed calls the state says failed
+// and why, and the first embed that works again makes it ready.
+func TestBootEmbedsAnswerBroken(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		broken ollamatest.Broken
+		reason string
+	}{
+		{"garbled", ollamatest.Garbled, "not a valid answer"},
+		{"cut", ollamatest.Cut, "cut off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, tinyWith(nil))
+			b := start(t, srv, fastSettings(srv))
+			waitFor(t, b, "ready", phaseIs(PhaseReady))
+
+			srv.SetBroken("/api/embed", tc.broken)
+			for i := range failingEmbeds {
+				if _, err := b.Embed(context.Background(), []string{"a text"}); err == nil {
+					t.Fatalf("embed %d succeeded against a broken server", i)
+				} else if errors.Is(err, ErrOffline) {
+					t.Errorf("embed %d: %v; the server answers its health check, it is not offline", i, err)
+				}
+			}
+			st := waitFor(t, b, "failed", phaseIs(PhaseFailed))
+			if !strings.Contains(st.Reason, tc.reason) {
+				t.Errorf("state %q does not say the answer was %s", st, tc.reason)
+			}
+			// Run warms the model again, and the warm-up embed is broken too: the state stays
+			// failed (never offline, never ready) until the server heals.
+			for range 3 {
+				before := srv.Requests("/api/embed")
+				waitFor(t, b, "another warm-up attempt", func(State) bool { return srv.Requests("/api/embed") > before })
+				if st := b.State(); st.Phase == PhaseOffline || st.Phase == PhaseReady {
+					t.Fatalf("while every embed is %s, the state is %q", tc.name, st)
+				}
+			}
+
+			srv.SetBroken("/api/embed", ollamatest.Whole)
+			waitFor(t, b, "ready again", phaseIs(PhaseReady))
+			if _, err := b.Embed(context.Background(), []string{"a text"}); err != nil {
+				t.Errorf("embed after recovery: %v", err)
+			}
+		})
+	}
+}
+
+// TestBootWarmUpHangHeals: a warm-up embed that hangs is retried in short attempts, so a
+// server that answers again is ready within one attempt, not after the whole warm-up
+// budget; while it hangs the state is warming and says for how long.
+func TestBootWarmUpHangHeals(t *testing.T) {
+	srv := newServer(t, tinyWith(nil))
+	srv.SetDelay("/api/embed", time.Hour)
+	set := fastSettings(srv)
+	set.WarmTimeout = time.Hour
+	set.WarmAttemptTimeout = 50 * time.Millisecond
+	b := start(t, srv, set)
+	waitFor(t, b, "a warm-up attempt to time out", func(st State) bool {
+		return st.Phase == PhaseWarming && strings.Contains(st.Reason, "no answer yet")
+	})
+	srv.SetDelay("/api/embed", 0)
+	// The bound is waitBound (minutes), far under the hour of warm-up budget the old single
+	// attempt would have waited out.
+	waitFor(t, b, "ready once the server answers", phaseIs(PhaseReady))
+}

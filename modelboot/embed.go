@@ -145,7 +145,7 @@ func (b *Boot) embedRequest(ctx context.Context, timeout time.Duration, inputs [
 		return nil, err
 	}
 	if len(resp.Embeddings) != len(inputs) {
-		return nil, fmt.Errorf("ollama returned %d vectors for %d inputs", len(resp.Embeddings), len(inputs))
+		return nil, &countError{got: len(resp.Embeddings), want: len(inputs)}
 	}
 	return resp.Embeddings, nil
 }
@@ -181,12 +181,25 @@ func normalize(v []float32) error {
 	return nil
 }
 
-// noteServerError counts an Embed call the server answered with an error (not the caller's
-// cancellation or deadline, not an unreachable server: those have their own states), and
-// after failingEmbeds in a row asks Run to say so.
+// answerError words a broken answer for the user; the cause stays reachable with errors.As.
+type answerError struct{ err error }
+
+func (e answerError) Error() string { return reason(e.err) }
+func (e answerError) Unwrap() error { return e.err }
+
+// countError is an embed answer with another number of vectors than inputs.
+type countError struct{ got, want int }
+
+func (e *countError) Error() string {
+	return fmt.Sprintf("the server's answer is not a valid answer (%d vectors for %d inputs)", e.got, e.want)
+}
+
+// noteServerError counts an Embed call the server answered with an error or with a broken
+// answer (not the caller's cancellation or deadline, not an unreachable server: those have
+// their own states), and after failingEmbeds in a row asks Run to say so.
 func (b *Boot) noteServerError(ctx context.Context, err error) {
 	var status api.StatusError
-	if ctx.Err() != nil || !errors.As(err, &status) {
+	if ctx.Err() != nil || !errors.As(err, &status) && !brokenAnswer(err) {
 		return
 	}
 	if b.embedFailures.Add(1) >= failingEmbeds {
@@ -208,6 +221,10 @@ func (b *Boot) callError(ctx context.Context, err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		b.Recheck()
 		return fmt.Errorf("embed: no answer within %s: %w", b.set.EmbedTimeout, err)
+	case brokenAnswer(err):
+		// The health check tells a server that went away from one that breaks its answers.
+		b.Recheck()
+		return fmt.Errorf("embed: %w", answerError{err})
 	case unreachable(err):
 		b.Recheck()
 		return fmt.Errorf("embed: %w: %w", ErrOffline, err)

@@ -48,9 +48,14 @@ type Settings struct {
 	// EmbedTimeout bounds each embed request (default 60s). A batch that is
 	// isolated input by input gets this much per input.
 	EmbedTimeout time.Duration
-	// WarmTimeout bounds the warm-up embed, which may load the model from
-	// disk (default 2m).
+	// WarmTimeout bounds the warm-up, which may load the model from disk
+	// (default 2m).
 	WarmTimeout time.Duration
+	// WarmAttemptTimeout bounds each warm-up embed within WarmTimeout
+	// (default 15s). A request that hung stays hung after the server heals;
+	// a fresh attempt finds the healed server, and Ollama keeps loading a
+	// model when the request that started the load gives up.
+	WarmAttemptTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the doubling delay between attempts to
 	// reach the server or to recover from a failure (default 0.5s and 30s).
 	MinBackoff, MaxBackoff time.Duration
@@ -75,6 +80,7 @@ func (s Settings) withDefaults() Settings {
 	def(&s.ProbeTimeout, 5*time.Second)
 	def(&s.EmbedTimeout, 60*time.Second)
 	def(&s.WarmTimeout, 2*time.Minute)
+	def(&s.WarmAttemptTimeout, 15*time.Second)
 	def(&s.MinBackoff, 500*time.Millisecond)
 	def(&s.MaxBackoff, 30*time.Second)
 	def(&s.HealthInterval, 30*time.Second)

@@ -321,6 +321,23 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 			},
 		},
 		{
+			name:       "embeds garbled",
+			inject:     func(*testing.T) { srv.SetBroken("/api/embed", ollamatest.Garbled) },
+			wantFinal:  prefix("failed: "),
+			wantStates: []string{"ready", "failed: *", "warming"},
+			check:      noteWhenReady,
+			repair:     func(*testing.T) { srv.SetBroken("/api/embed", ollamatest.Whole) },
+		},
+		{
+			// Only embeds break off; the server answers everything else, so it is not offline.
+			name:       "embeds cut mid-answer",
+			inject:     func(*testing.T) { srv.SetBroken("/api/embed", ollamatest.Cut) },
+			wantFinal:  prefix("failed: "),
+			wantStates: []string{"ready", "failed: *", "warming"},
+			check:      noteWhenReady,
+			repair:     func(*testing.T) { srv.SetBroken("/api/embed", ollamatest.Whole) },
+		},
+		{
 			name:      "model gone",
 			inject:    func(*testing.T) { srv.RemoveModel("tiny") },
 			wantFinal: prefix("failed: "),

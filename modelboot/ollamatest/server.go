@@ -112,6 +112,7 @@ type fault struct {
 	delay  time.Duration
 	status int
 	msg    string
+	broken Broken
 	// after counts down the requests still answered normally before status
 	// applies; failN, when positive, is how many requests then fail before
 	// the fault clears itself.
@@ -290,6 +291,30 @@ func (s *Server) SetDelay(path string, d time.Duration) {
 	s.faults[path] = f
 }
 
+// Broken is a way an answer can go wrong after the server accepted the request.
+type Broken int
+
+const (
+	// Whole answers normally.
+	Whole Broken = iota
+	// Garbled answers 200 with a body that is not JSON: a proxy's error page, a
+	// server bug.
+	Garbled
+	// Cut sends the status and half the body, then closes the connection: a
+	// runner that crashed mid-answer, a proxy timeout.
+	Cut
+)
+
+// SetBroken makes every request to path (e.g. "/api/embed") answer as b says;
+// Whole clears it.
+func (s *Server) SetBroken(path string, b Broken) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.faults[path]
+	f.broken = b
+	s.faults[path] = f
+}
+
 // SetStatus makes every request to path answer code with {"error": msg}.
 // Zero clears it.
 func (s *Server) SetStatus(path string, code int, msg string) {
@@ -426,6 +451,22 @@ func (s *Server) handler() http.Handler {
 		if f.status != 0 {
 			writeError(w, f.status, f.msg)
 			return
+		}
+		switch f.broken {
+		case Garbled:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, "<html><body>502 Bad Gateway</body></html>")
+			return
+		case Cut:
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, `{"model":"`)
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+			// Abort: the connection closes without ending the chunked body.
+			panic(http.ErrAbortHandler)
 		}
 		mux.ServeHTTP(w, r)
 	})
