@@ -72,6 +72,9 @@ type Options struct {
 	Embedder Embedder
 	// TraceSQL, when set, is told every SQL statement the store runs (diagnostics, tests).
 	TraceSQL func(sql string)
+	// BusyTimeout is how long a write waits for another process's write lock before it
+	// reports "database is locked"; zero means the store's default (10 s).
+	BusyTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -120,7 +123,7 @@ type Engine struct {
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
-		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL})
+		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/rank"
@@ -104,8 +105,14 @@ func (e *Engine) SweepEntities(ctx context.Context, budget int) (SweepReport, er
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
-			err := e.st.SetEntities(ctx, kind, o.ID, o.Text, store.Entities{Version: entity.RulesVersion, Names: x.Extract(o.Text)})
+			names := x.Extract(o.Text)
+			err := waitOutBusy(ctx, func() error {
+				return e.st.SetEntities(ctx, kind, o.ID, o.Text, store.Entities{Version: entity.RulesVersion, Names: names})
+			})
 			if err != nil {
+				if ctx.Err() != nil {
+					return rep, ctx.Err()
+				}
 				if !errors.Is(err, store.ErrChanged) {
 					e.log.Warn("entity sweep: row left for the next pass", "kind", kind, "id", o.ID, "err", err)
 				}
@@ -116,4 +123,36 @@ func (e *Engine) SweepEntities(ctx context.Context, budget int) (SweepReport, er
 		}
 	}
 	return rep, nil
+}
+
+// busyRetries bounds how often background work tries a write again after "database is
+// locked"; with busyBackoff doubling from 100 ms to 2 s, about 25 s past the busy timeout
+// of every try.
+const (
+	busyRetries    = 8
+	busyBackoffMin = 100 * time.Millisecond
+	busyBackoffMax = 2 * time.Second
+)
+
+// waitOutBusy runs write, and while it fails because another process holds the write lock
+// past the busy timeout (a big import, a burst of writers), waits and runs it again. The
+// busy timeout is sized for a person's own write, who is told; background work (the entity
+// sweep) has no one to tell and can wait its turn. SQLite's busy handler is not a queue:
+// under a stream of writers a waiting one can miss every opening.
+func waitOutBusy(ctx context.Context, write func() error) error {
+	delay := busyBackoffMin
+	for try := 0; ; try++ {
+		err := write()
+		if err == nil || !store.IsBusy(err) || try == busyRetries {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		delay = min(2*delay, busyBackoffMax)
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/memdesk/memdesk/engine/entity"
 )
@@ -140,5 +142,57 @@ func TestRememberBatchExtractsEntitiesInParallel(t *testing.T) {
 	st, err := e.Stats(ctx)
 	if err != nil || st.EntityRows < len(texts) {
 		t.Errorf("stats = %+v, %v; want at least one entity row per fact", st, err)
+	}
+}
+
+// TestEntitySweepWaitsOutAnotherWriter: another process holding the write lock past the
+// busy timeout (a big import, a burst of writers) delays the background sweep but does not
+// make it give rows up: once the lock is free every row is swept.
+func TestEntitySweepWaitsOutAnotherWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	const busy = 50 * time.Millisecond
+	e, err := Open(ctx, path, Options{BusyTimeout: busy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	var ids []int64
+	for i := range 5 {
+		ids = append(ids, remember(t, e, "", fmt.Sprintf("Alice Chen reviewed release %d of the billing service", i)))
+	}
+	x, err := sharedExtractor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ents.Store(x)
+
+	// The other process: a connection of its own holding BEGIN IMMEDIATE for several
+	// busy timeouts.
+	other, err := driver.Open("file:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(10 * busy) // the fault: a writer holding the lock this long
+		_, err := conn.ExecContext(ctx, `ROLLBACK`)
+		released <- err
+	}()
+	rep, err := e.SweepEntities(ctx, 0)
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || rep.Rebuilt != len(ids) || rep.Deferred != 0 {
+		t.Errorf("sweep while another writer held the lock: %+v, %v; want all %d rows rebuilt, none deferred", rep, err, len(ids))
 	}
 }

@@ -409,7 +409,11 @@ func (e *Engine) sweepTriples(ctx context.Context, budget int) (SweepReport, err
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		if err := e.st.SetTriples(ctx, o.ID, o.Text, *extractTriples(o.Text)); err != nil {
+		triples := *extractTriples(o.Text)
+		if err := waitOutBusy(ctx, func() error { return e.st.SetTriples(ctx, o.ID, o.Text, triples) }); err != nil {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
 			if !errors.Is(err, store.ErrChanged) {
 				e.log.Warn("triple sweep: fact left for the next pass", "id", o.ID, "err", err)
 			}

@@ -149,7 +149,8 @@ func (e *Engine) EmbedPending(ctx context.Context, budget int) (EmbedReport, err
 				}
 				batch = append(batch, store.Vector{Kind: kind, ID: o.ID, Text: o.Text, Vec: v})
 			}
-			if _, err := e.st.PutVectors(ctx, fp, batch); err != nil {
+			// The batch cost seconds of model time: wait for a busy lock, not lose it.
+			if err := waitOutBusy(ctx, func() error { _, err := e.st.PutVectors(ctx, fp, batch); return err }); err != nil {
 				return rep, err
 			}
 			for _, v := range batch {

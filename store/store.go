@@ -58,13 +58,31 @@ type Options struct {
 	// TraceSQL, when set, is told the text of every statement each connection runs (a
 	// diagnostic: the recall-path plan test reads what recall really asks).
 	TraceSQL func(sql string)
+	// BusyTimeout is how long a statement waits for another connection's write lock before
+	// it fails with an error IsBusy recognises; zero means 10 s.
+	BusyTimeout time.Duration
 }
+
+// IsBusy reports whether err is SQLite's "database is locked": another connection held the
+// write lock for longer than the busy timeout. Background work waits and tries again;
+// a person's own write reports it.
+func IsBusy(err error) bool {
+	return errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED)
+}
+
+// walSizeLimit is what the WAL is cut back to once a checkpoint has emptied it. SQLite
+// otherwise keeps the file at its largest size for as long as a connection stays open: a
+// window open for days after one import held a 296 MB WAL.
+const walSizeLimit = 16 << 20
 
 // Open opens (creating if needed) the database at path and migrates it to the current
 // schema. The directory is created user-only because it holds a person's memories.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.Words == nil {
 		opts.Words = func(s string) string { return s }
+	}
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = busyTimeout
 	}
 	if opts.WordCount == nil {
 		words := opts.Words
@@ -90,9 +108,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// mode too, not the process umask.
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_txlock=immediate" +
 		"&modeof=" + url.QueryEscape(abs) +
-		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
+		fmt.Sprintf("&_pragma=busy_timeout(%d)", opts.BusyTimeout.Milliseconds()) +
 		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)" +
-		fmt.Sprintf("&_pragma=cache_size(%d)", -pageCacheKiB)
+		fmt.Sprintf("&_pragma=cache_size(%d)", -pageCacheKiB) +
+		fmt.Sprintf("&_pragma=journal_size_limit(%d)", walSizeLimit)
 	s := &Store{path: abs, opts: opts}
 	db, err := driver.Open(dsn, s.registerExtensions)
 	if err != nil {
