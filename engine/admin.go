@@ -44,6 +44,7 @@ func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
 		"integrity":        {help: "check the SQLite file and its full-text indexes", run: e.integrity},
 		"backup":           {help: "write a consistent copy of the database (VACUUM INTO) beside it, or --to FILE", run: e.backup},
+		"rebuild-index":    {help: "rebuild the full-text indexes and entity rows from the stored text (after integrity reports a damaged index)", run: e.rebuildIndex},
 		"entities-sweep":   {help: "re-extract entities and statements that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
 		"contradictions":   {help: "list pairs of active facts that contradict each other, with the reason", run: e.contradictionsAdmin},
 		"vectors-diagnose": {help: "count vectors that are missing, from another embedding model, or orphaned", run: e.vectorsDiagnose},
@@ -82,6 +83,38 @@ func (e *Engine) integrity(ctx context.Context, _ AdminRequest) (AdminResult, er
 	res := AdminResult{Action: "integrity", OK: len(problems) == 0, Details: problems}
 	if res.OK {
 		res.Details = []string{"database file, full-text indexes and their sync with facts and chunks are ok"}
+	} else {
+		res.Details = append(res.Details,
+			"copy the database file somewhere safe first; then `memdesk admin rebuild-index` rebuilds the search indexes from your stored text")
+	}
+	return res, nil
+}
+
+// rebuildIndex rebuilds every full-text index from the stored text (one transaction per
+// index) and has every entity row extracted again in the sweep's bounded passes: the repair
+// for a damaged index, which the stored text is not.
+func (e *Engine) rebuildIndex(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	done, err := e.st.RebuildIndexes(ctx, nil)
+	e.lex.Forget()
+	if err != nil {
+		return AdminResult{}, fmt.Errorf("%w (%d of the indexes were rebuilt; run this again to finish)", err, len(done))
+	}
+	marked, err := e.st.MarkEntitiesStale(ctx)
+	if err != nil {
+		return AdminResult{}, err
+	}
+	if err := e.LoadEntities(ctx); err != nil {
+		return AdminResult{}, err
+	}
+	total, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, req.Budget) }, true, req.Progress)
+	if err != nil {
+		return AdminResult{}, fmt.Errorf("%w (the full-text indexes are rebuilt; `memdesk admin entities-sweep --all` finishes the entity rows)", err)
+	}
+	res := AdminResult{Action: "rebuild-index", OK: total.Deferred == 0,
+		Counts:  map[string]int{"indexes": len(done), "entity_rows": marked, "rebuilt": total.Rebuilt, "deferred": total.Deferred},
+		Details: append(done, fmt.Sprintf("entities of %d facts and chunks extracted again, %d left", total.Rebuilt, total.Deferred))}
+	if total.Deferred > 0 {
+		res.Details = append(res.Details, "run `memdesk admin entities-sweep --all` to finish")
 	}
 	return res, nil
 }

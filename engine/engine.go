@@ -34,7 +34,19 @@ var (
 	ErrDuplicate = errors.New("duplicate")
 	// ErrBadRequest: the request itself is wrong (empty query, unknown action, bad source).
 	ErrBadRequest = errors.New("bad request")
+	// ErrDamagedIndex: a full-text index is damaged; the stored text is not, and
+	// `memdesk admin rebuild-index` makes the index anew from it.
+	ErrDamagedIndex = errors.New("the search index is damaged")
 )
+
+// damaged words an SQLite corruption error met while searching: what broke, that nothing
+// stored is lost, and the repair.
+func damaged(err error) error {
+	if !store.IsCorrupt(err) {
+		return err
+	}
+	return fmt.Errorf("%w (%v): run `memdesk admin rebuild-index` to rebuild it from your stored text; nothing you stored is lost", ErrDamagedIndex, err)
+}
 
 // Weights scale each leg's score in fusion (see package rank).
 type Weights = rank.Weights

@@ -89,7 +89,8 @@ type RecallResult struct {
 const candidateLimit = 200
 
 // Recall searches memories and/or knowledge for a query.
-func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, error) {
+func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResult, err error) {
+	defer func() { err = damaged(err) }()
 	if strings.TrimSpace(req.Query) == "" {
 		return RecallResult{}, fmt.Errorf("%w: the query is empty; type a word or two to search for", ErrBadRequest)
 	}
@@ -117,7 +118,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (RecallResult, e
 	if x := e.ents.Load(); x != nil {
 		plan.entities = x.Extract(plan.entityText)
 	}
-	res := RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
+	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
 	if plan.empty() {
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil

@@ -52,23 +52,19 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 // returns one line per problem; none means the database is healthy.
 func (s *Store) Integrity(ctx context.Context) ([]string, error) {
 	var problems []string
-	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
-	if err != nil {
-		return nil, fmt.Errorf("integrity check: %w", err)
-	}
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("integrity check: %w", err)
+	// A check that cannot even run on a damaged file is a finding, not a failure of the
+	// check: the person asked whether the file is healthy, and it is not.
+	finding := func(what string, err error) error {
+		if IsCorrupt(err) {
+			problems = append(problems, what+": "+err.Error())
+			return nil
 		}
-		if line != "ok" {
-			problems = append(problems, "sqlite: "+line)
-		}
+		return fmt.Errorf("integrity check %s: %w", what, err)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("integrity check: %w", err)
+	if err := s.sqliteIntegrity(ctx, &problems); err != nil {
+		if err := finding("sqlite", err); err != nil {
+			return nil, err
+		}
 	}
 
 	for _, fts := range []string{"facts_fts", "chunks_fts", "facts_words", "chunks_words"} {
@@ -98,13 +94,35 @@ func (s *Store) Integrity(ctx context.Context) ([]string, error) {
 	for _, c := range checks {
 		var ok bool
 		if err := s.db.QueryRowContext(ctx, c.query).Scan(&ok); err != nil {
-			return nil, fmt.Errorf("integrity check %s: %w", c.name, err)
+			if err := finding(c.name, err); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if !ok {
 			problems = append(problems, "failed: "+c.name)
 		}
 	}
 	return problems, nil
+}
+
+// sqliteIntegrity appends what PRAGMA integrity_check finds to problems.
+func (s *Store) sqliteIntegrity(ctx context.Context, problems *[]string) error {
+	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if line != "ok" {
+			*problems = append(*problems, "sqlite: "+line)
+		}
+	}
+	return rows.Err()
 }
 
 // Backup writes a consistent, compacted copy of the database to dest with VACUUM INTO,

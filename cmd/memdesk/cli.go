@@ -78,6 +78,7 @@ Maintenance:
   admin contradictions            list pairs of active facts that contradict each other
   admin vectors-diagnose          count vectors missing or made by another embedding model
   admin vectors-fix [--all]       re-embed stale vectors and evict orphaned ones (needs Ollama)
+  admin rebuild-index             rebuild the search indexes and entity rows from the stored text
   config                          print the effective settings and where each came from
 
 Global flags:

@@ -73,6 +73,15 @@ func New(rd Reader) *Index {
 	return &Index{rd: rd}
 }
 
+// Forget drops everything read so far: the next Search loads the owners and reads every
+// postings list anew. After the word index was rebuilt, a list read from the damaged one
+// must not be kept.
+func (x *Index) Forget() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loaded, x.kinds = false, nil
+}
+
 // dead marks an id with no live owner in kindIndex.space.
 const dead = math.MaxUint32
 
