@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,9 +13,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memdesk/memdesk/engine"
 	"github.com/memdesk/memdesk/engine/config"
+	"github.com/memdesk/memdesk/engine/display"
 	"github.com/memdesk/memdesk/engine/ingest"
 )
 
@@ -125,7 +128,8 @@ func (c *cli) report(err error) int {
 	if c.json {
 		json.NewEncoder(c.err).Encode(map[string]any{"error": err.Error(), "exit": code})
 	} else {
-		fmt.Fprintf(c.err, "memdesk: %v\n", err)
+		// Errors echo user text: queries, spaces, paths.
+		fmt.Fprintf(c.err, "memdesk: %s\n", display.Block(err.Error()))
 		if code == 2 && errors.As(err, &ue) {
 			fmt.Fprintln(c.err, "Run 'memdesk help' for usage.")
 		}
@@ -320,12 +324,39 @@ func (c *cli) withEngine(ctx context.Context, fn func(*engine.Engine) error) (er
 // emit prints v as JSON with --json, else runs human.
 func (c *cli) emit(v any, human func(w io.Writer)) error {
 	if c.json {
-		enc := json.NewEncoder(c.out)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := c.out.Write(escapeJSONControls(buf.Bytes()))
+		return err
 	}
 	human(c.out)
 	return nil
+}
+
+// escapeJSONControls rewrites DEL, the C1 controls and the bidirectional overrides, which
+// encoding/json leaves raw (it escapes only C0), as \uXXXX: JSON read in a terminal must not
+// carry U+009B, which a terminal may take as CSI. JSON's structure is printable ASCII, so
+// every such rune is inside a string, and the escape decodes to the same text.
+func escapeJSONControls(b []byte) []byte {
+	unsafe := func(r rune) bool { return r >= 0x7f && display.Escapes(r) }
+	if !bytes.ContainsFunc(b, unsafe) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:]) // encoding/json wrote valid UTF-8
+		if unsafe(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }
 
 // parseInterleaved parses flags that may stand before, between or after positional

@@ -79,6 +79,10 @@ func isSafe(s string, keepLayout bool) bool {
 	return true
 }
 
+// Escapes reports whether Line and Block write r out as an escape: for a surface with
+// escaping of its own (JSON's \u009b) that must cover the same characters.
+func Escapes(r rune) bool { return mustEscape(r) }
+
 // mustEscape reports whether r is a C0 or C1 control character, DEL, or a bidirectional
 // embedding, override or isolate (the "Trojan Source" set, CVE-2021-42574). The implicit
 // marks (U+200E, U+200F, U+061C) reorder nothing beyond neutral characters and stay.
