@@ -72,6 +72,9 @@ type Options struct {
 	Embedder Embedder
 	// TraceSQL, when set, is told every SQL statement the store runs (diagnostics, tests).
 	TraceSQL func(sql string)
+	// CreateDirs lets Open create the database's missing folders; off, a missing folder
+	// is store.ErrNoDirectory (see store.Options.CreateDirs).
+	CreateDirs bool
 }
 
 func (o Options) withDefaults() Options {
@@ -120,7 +123,7 @@ type Engine struct {
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
-		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL})
+		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL, CreateDirs: opts.CreateDirs})
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +155,9 @@ func (e *Engine) Close() error {
 
 // Path is the database file the engine works on.
 func (e *Engine) Path() string { return e.st.Path() }
+
+// Created reports whether Open created the database file.
+func (e *Engine) Created() bool { return e.st.Created() }
 
 // Stats summarizes what the database holds.
 type Stats struct {

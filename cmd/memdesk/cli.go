@@ -85,7 +85,7 @@ Maintenance:
 
 Global flags:
   --db PATH      database file (default: $MEMDESK_DB, then db_path in the config file,
-                 then memdesk.db in your data directory)
+                 then memdesk.db in your data directory); its folder must exist
   --config FILE  config file (default: memdesk/config.toml in your config directory)
   --json         machine-readable output
   -v             verbose logs on stderr
@@ -280,7 +280,25 @@ func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, path, c.engineOptions())
+	e, err := engine.Open(ctx, path, c.engineOptions())
+	if err != nil {
+		return nil, err
+	}
+	c.noteNewDatabase(e)
+	return e, nil
+}
+
+// noteNewDatabase says on stderr that the database was just created, unless it is the default
+// one: a new file at a path the user gave may be a typo of the path that holds their data.
+func (c *cli) noteNewDatabase(e *engine.Engine) {
+	if !e.Created() || c.cfg.Config.DBPath == "" {
+		return
+	}
+	if c.json {
+		json.NewEncoder(c.err).Encode(map[string]any{"notice": "created new database", "path": e.Path()})
+		return
+	}
+	fmt.Fprintf(c.err, "memdesk: created new database at %s\n", display.Line(e.Path()))
 }
 
 // engineOptions maps the effective configuration onto the engine's options: the user's
@@ -289,6 +307,9 @@ func (c *cli) engineOptions() engine.Options {
 	cfg := c.cfg.Config
 	return engine.Options{
 		Logger: c.log,
+		// Only the default path's folders are made: a --db, MEMDESK_DB or db_path naming a
+		// folder that does not exist is more likely a typo than a place for a new store.
+		CreateDirs: cfg.DBPath == "",
 		Import: ingest.Limits{
 			MaxFileBytes:      int64(cfg.Import.MaxFileMB) << 20,
 			ChunkMaxRunes:     cfg.Import.ChunkMaxRunes,

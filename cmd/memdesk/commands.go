@@ -182,6 +182,9 @@ func (c *cli) list(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usagef("list: unexpected argument %q (use --filter to search within the list)", pos[0])
 	}
+	if *limit < 0 {
+		return usagef("list: --limit takes a number of facts, 1 or more (0 or no --limit: all), not %d", *limit)
+	}
 	return c.withEngine(ctx, func(e *engine.Engine) error {
 		res, err := e.List(ctx, engine.ListRequest{Space: *space, All: *all, Filter: *filter, Limit: *limit})
 		if err != nil {
@@ -218,6 +221,9 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 	}
 	if len(pos) == 0 {
 		return usagef("recall: give a query, e.g. memdesk recall \"python version\"")
+	}
+	if *k < 0 {
+		return usagef("recall: -k takes a number of hits, 1 or more (0 or no -k: %d from the config), not %d", c.cfg.Config.Recall.K, *k)
 	}
 	return c.withEngine(ctx, func(e *engine.Engine) error {
 		res, err := e.Recall(ctx, engine.RecallRequest{Query: joinArgs(pos), Space: *space,
