@@ -126,7 +126,7 @@ func (c *cli) report(err error) int {
 		return 0
 	}
 	if c.json {
-		json.NewEncoder(c.err).Encode(map[string]any{"error": err.Error(), "exit": code})
+		writeJSON(c.err, map[string]any{"error": err.Error(), "exit": code})
 	} else {
 		// Errors echo user text: queries, spaces, paths.
 		fmt.Fprintf(c.err, "memdesk: %s\n", display.Block(err.Error()))
@@ -295,7 +295,7 @@ func (c *cli) noteNewDatabase(e *engine.Engine) {
 		return
 	}
 	if c.json {
-		json.NewEncoder(c.err).Encode(map[string]any{"notice": "created new database", "path": e.Path()})
+		writeJSON(c.err, map[string]any{"notice": "created new database", "path": e.Path()})
 		return
 	}
 	fmt.Fprintf(c.err, "memdesk: created new database at %s\n", display.Line(e.Path()))
@@ -345,17 +345,22 @@ func (c *cli) withEngine(ctx context.Context, fn func(*engine.Engine) error) (er
 // emit prints v as JSON with --json, else runs human.
 func (c *cli) emit(v any, human func(w io.Writer)) error {
 	if c.json {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		_, err := c.out.Write(escapeJSONControls(buf.Bytes()))
-		return err
+		return writeJSON(c.out, v)
 	}
 	human(c.out)
 	return nil
+}
+
+// writeJSON writes v to w as one line of JSON that is safe to read in a terminal.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeJSONControls(buf.Bytes()))
+	return err
 }
 
 // escapeJSONControls rewrites DEL, the C1 controls and the bidirectional overrides, which
