@@ -87,6 +87,9 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process's write lock before it
 	// reports "database is locked"; zero means the store's default (10 s).
 	BusyTimeout time.Duration
+	// CreateDirs lets Open create the database's missing folders; off, a missing folder
+	// is store.ErrNoDirectory (see store.Options.CreateDirs).
+	CreateDirs bool
 }
 
 func (o Options) withDefaults() Options {
@@ -135,7 +138,8 @@ type Engine struct {
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
-		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout})
+		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout,
+		CreateDirs: opts.CreateDirs})
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +171,9 @@ func (e *Engine) Close() error {
 
 // Path is the database file the engine works on.
 func (e *Engine) Path() string { return e.st.Path() }
+
+// Created reports whether Open created the database file.
+func (e *Engine) Created() bool { return e.st.Created() }
 
 // Stats summarizes what the database holds.
 type Stats struct {

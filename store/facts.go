@@ -304,8 +304,11 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) ([]Fact, error) {
 		where = append(where, "status = 'active'")
 	}
 	if f.Contains != "" {
-		where = append(where, `content LIKE '%' || ? || '%' ESCAPE '\'`)
-		args = append(args, EscapeLike(f.Contains))
+		// instr, not LIKE: LIKE refuses a pattern over 50,000 bytes ("LIKE or GLOB pattern
+		// too complex") and needs its wildcards escaped; instr takes any text as it is.
+		// lower() folds ASCII only, as LIKE does.
+		where = append(where, `instr(lower(content), lower(?)) > 0`)
+		args = append(args, f.Contains)
 	}
 	q := `SELECT ` + factColumns + ` FROM facts`
 	if len(where) > 0 {
@@ -333,12 +336,6 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) ([]Fact, error) {
 		return nil, fmt.Errorf("list facts: %w", err)
 	}
 	return out, nil
-}
-
-// EscapeLike escapes LIKE's wildcards so s matches literally with ESCAPE '\'.
-func EscapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
 }
 
 func int64sJSON(ids []int64) string {

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -28,6 +29,21 @@ import (
 // ErrNotFound is returned when a fact, document or chunk id does not exist.
 var ErrNotFound = errors.New("not found")
 
+// Errors of Open about the file at the path, each wrapped with the path and a next step.
+var (
+	// ErrNotDatabase: the file is not an SQLite database.
+	ErrNotDatabase = errors.New("not a memdesk database")
+	// ErrEmptyFile: the file exists and holds 0 bytes. memdesk never leaves a database
+	// empty (see createDatabase), so something else made or truncated it.
+	ErrEmptyFile = errors.New("empty file, not a memdesk database")
+	// ErrNoDirectory: the folder the database should be in does not exist, and
+	// Options.CreateDirs is off.
+	ErrNoDirectory = errors.New("folder does not exist")
+)
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
 // pageCacheKiB is each connection's page cache: recall reads little from SQLite now (its
 // indexes are copied in memory), but an import writes index pages of thousands of chunks, and
 // SQLite's default of 2 MB made it re-read them.
@@ -39,9 +55,10 @@ const busyTimeout = 10 * time.Second
 
 // Store is an open memdesk database.
 type Store struct {
-	db   *sql.DB
-	path string
-	opts Options
+	db      *sql.DB
+	path    string
+	opts    Options
+	created bool
 }
 
 // Options configure a Store.
@@ -61,6 +78,10 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for another connection's write lock before
 	// it fails with an error IsBusy recognises; zero means 10 s.
 	BusyTimeout time.Duration
+	// CreateDirs makes Open create the database's missing folders (user-only). Off, a
+	// missing folder is ErrNoDirectory: a mistyped path must not look like a new, empty
+	// store where the user's data was.
+	CreateDirs bool
 }
 
 // IsBusy reports whether err is SQLite's "database is locked": another connection held the
@@ -76,7 +97,9 @@ func IsBusy(err error) bool {
 const walSizeLimit = 16 << 20
 
 // Open opens (creating if needed) the database at path and migrates it to the current
-// schema. The directory is created user-only because it holds a person's memories.
+// schema. Folders are created, user-only because they hold a person's memories, only with
+// Options.CreateDirs. A file at path that is empty or not an SQLite database is refused
+// (ErrEmptyFile, ErrNotDatabase), never initialized over.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.Words == nil {
 		opts.Words = func(s string) string { return s }
@@ -95,11 +118,23 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("open store: create directory for %q: %w", abs, err)
+	dir := filepath.Dir(abs)
+	if opts.CreateDirs {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open store: create directory for %q: %w", abs, err)
+		}
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s, so there is no database at %s: check the path, or create the folder first if a new database belongs there",
+			ErrNoDirectory, dir, abs)
 	}
-	if err := createUserOnly(abs); err != nil {
+	created, err := createDatabase(ctx, abs)
+	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	if !created {
+		if err := checkDatabaseFile(abs); err != nil {
+			return nil, err
+		}
 	}
 	if err := createSidecars(abs); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
@@ -112,15 +147,16 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		"&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)&_pragma=synchronous(normal)" +
 		fmt.Sprintf("&_pragma=cache_size(%d)", -pageCacheKiB) +
 		fmt.Sprintf("&_pragma=journal_size_limit(%d)", walSizeLimit)
-	s := &Store{path: abs, opts: opts}
+	s := &Store{path: abs, opts: opts, created: created}
 	db, err := driver.Open(dsn, s.registerExtensions)
 	if err != nil {
-		return nil, fmt.Errorf("open store %q: %w", abs, err)
+		return nil, openError(abs, err)
 	}
 	s.db = db
+	// The first connection, so the first read of the file, is made here.
 	if err := s.migrate(ctx, migrations); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %q: %w", abs, err)
+		return nil, openError(abs, err)
 	}
 	if err := s.ensureWords(ctx); err != nil {
 		db.Close()
@@ -133,17 +169,110 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// createUserOnly creates an empty database file with mode 0600 if none exists, so SQLite
-// never creates it with the process umask.
-func createUserOnly(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return nil
+// openError wraps an error of opening the database at path. SQLite's "file is not a
+// database" becomes ErrNotDatabase: checkDatabaseFile saw the header, but the rest of the
+// file is not a database.
+func openError(path string, err error) error {
+	if errors.Is(err, sqlite3.NOTADB) {
+		return fmt.Errorf("%s is %w (it has an SQLite header but SQLite cannot read it as a database): check the path; if it held your memories, restore it from a backup", path, ErrNotDatabase)
+	}
+	return fmt.Errorf("open store %q: %w", path, err)
+}
+
+// createDatabase creates the database file at path, user-only (mode 0600, so SQLite never
+// creates it with the process umask), unless a file is there already; it reports whether it
+// did. The new database is made under a temporary name and linked into place only once it
+// holds SQLite's header: so memdesk never leaves an empty file at a database path, even when
+// killed while creating one, and an empty file found there was made or truncated by
+// something else (checkDatabaseFile refuses it).
+func createDatabase(ctx context.Context, path string) (created bool, err error) {
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		return false, nil // there is something: checkDatabaseFile or SQLite says what
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
+	if err != nil {
+		return false, err
+	}
+	tmpPath := tmp.Name()
+	defer os.Remove(tmpPath)
+	if err := tmp.Close(); err != nil {
+		return false, err
+	}
+	// journal_mode(wal) writes the header (and WAL's file format version) into the file
+	// itself; closing the only connection removes the -wal and -shm it made.
+	db, err := driver.Open("file:" + (&url.URL{Path: tmpPath}).EscapedPath() + "?_pragma=journal_mode(wal)")
+	if err != nil {
+		return false, err
+	}
+	err = db.PingContext(ctx)
+	if cerr := db.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
-	return f.Close()
+	err = os.Link(tmpPath, path)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil // another process created it meanwhile: use theirs
+	}
+	if err == nil {
+		return true, nil
+	}
+	// A file system without hard links (FAT, some network shares): copy the header into a
+	// file created exclusively, so another process's new database is never overwritten.
+	header, rerr := os.ReadFile(tmpPath)
+	if rerr != nil {
+		return false, rerr
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = f.Write(header)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err == nil, err
+}
+
+// checkDatabaseFile refuses a file at path that memdesk must not open as its database: an
+// empty file or one without SQLite's header. An empty file beside a WAL that holds data is
+// left to SQLite, which reads the database from the WAL.
+func checkDatabaseFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("open store %q: %w", path, err)
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a folder, %w: give the path of a database file, e.g. %s",
+			path, ErrNotDatabase, filepath.Join(path, "memdesk.db"))
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is %w (not a regular file)", path, ErrNotDatabase)
+	}
+	if fi.Size() == 0 {
+		if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+			return nil
+		}
+		return fmt.Errorf("%s is an %w (memdesk never leaves a database empty): if it held your memories, restore it from a backup; to start a new database there, delete the file and run again",
+			path, ErrEmptyFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open store %q: %w", path, err)
+	}
+	defer f.Close()
+	header := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, header); err != nil || string(header) != sqliteHeader {
+		return fmt.Errorf("%s is %w (it is not an SQLite file): check the path", path, ErrNotDatabase)
+	}
+	return nil
 }
 
 // createSidecars creates the -wal and -shm files SQLite keeps beside the database, when they
@@ -257,6 +386,9 @@ func (s *Store) ensureWords(ctx context.Context) error {
 
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }
+
+// Created reports whether Open created the database file.
+func (s *Store) Created() bool { return s.created }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }

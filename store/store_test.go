@@ -16,11 +16,14 @@ import (
 func TestOpenCreatesUserOnlyFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nested", "data")
 	path := filepath.Join(dir, "memdesk.db")
-	s, err := Open(context.Background(), path, Options{})
+	s, err := Open(context.Background(), path, Options{CreateDirs: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer s.Close()
+	if !s.Created() {
+		t.Error("Created() = false for a new database, want true")
+	}
 	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600} {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -48,7 +51,8 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 		t.Run("from v"+string(rune('0'+from)), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "old.db")
 			old := &Store{path: path, opts: Options{Words: strings.ToUpper}}
-			db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
+			// WAL, as every memdesk store: switching to it writes the header even at v0.
+			db, err := driver.Open("file:"+path+"?_txlock=immediate&_pragma=journal_mode(wal)", old.registerExtensions)
 			if err != nil {
 				t.Fatal(err)
 			}

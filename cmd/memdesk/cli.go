@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,9 +13,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memdesk/memdesk/engine"
 	"github.com/memdesk/memdesk/engine/config"
+	"github.com/memdesk/memdesk/engine/display"
 	"github.com/memdesk/memdesk/engine/ingest"
 )
 
@@ -83,7 +86,7 @@ Maintenance:
 
 Global flags:
   --db PATH      database file (default: $MEMDESK_DB, then db_path in the config file,
-                 then memdesk.db in your data directory)
+                 then memdesk.db in your data directory); its folder must exist
   --config FILE  config file (default: memdesk/config.toml in your config directory)
   --json         machine-readable output
   -v             verbose logs on stderr
@@ -124,9 +127,10 @@ func (c *cli) report(err error) int {
 		return 0
 	}
 	if c.json {
-		json.NewEncoder(c.err).Encode(map[string]any{"error": err.Error(), "exit": code})
+		writeJSON(c.err, map[string]any{"error": err.Error(), "exit": code})
 	} else {
-		fmt.Fprintf(c.err, "memdesk: %v\n", err)
+		// Errors echo user text: queries, spaces, paths.
+		fmt.Fprintf(c.err, "memdesk: %s\n", display.Block(err.Error()))
 		if code == 2 && errors.As(err, &ue) {
 			fmt.Fprintln(c.err, "Run 'memdesk help' for usage.")
 		}
@@ -277,7 +281,25 @@ func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, path, c.engineOptions())
+	e, err := engine.Open(ctx, path, c.engineOptions())
+	if err != nil {
+		return nil, err
+	}
+	c.noteNewDatabase(e)
+	return e, nil
+}
+
+// noteNewDatabase says on stderr that the database was just created, unless it is the default
+// one: a new file at a path the user gave may be a typo of the path that holds their data.
+func (c *cli) noteNewDatabase(e *engine.Engine) {
+	if !e.Created() || c.cfg.Config.DBPath == "" {
+		return
+	}
+	if c.json {
+		writeJSON(c.err, map[string]any{"notice": "created new database", "path": e.Path()})
+		return
+	}
+	fmt.Fprintf(c.err, "memdesk: created new database at %s\n", display.Line(e.Path()))
 }
 
 // engineOptions maps the effective configuration onto the engine's options: the user's
@@ -286,6 +308,9 @@ func (c *cli) engineOptions() engine.Options {
 	cfg := c.cfg.Config
 	return engine.Options{
 		Logger: c.log,
+		// Only the default path's folders are made: a --db, MEMDESK_DB or db_path naming a
+		// folder that does not exist is more likely a typo than a place for a new store.
+		CreateDirs: cfg.DBPath == "",
 		Import: ingest.Limits{
 			MaxFileBytes:      int64(cfg.Import.MaxFileMB) << 20,
 			ChunkMaxRunes:     cfg.Import.ChunkMaxRunes,
@@ -321,12 +346,44 @@ func (c *cli) withEngine(ctx context.Context, fn func(*engine.Engine) error) (er
 // emit prints v as JSON with --json, else runs human.
 func (c *cli) emit(v any, human func(w io.Writer)) error {
 	if c.json {
-		enc := json.NewEncoder(c.out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		return writeJSON(c.out, v)
 	}
 	human(c.out)
 	return nil
+}
+
+// writeJSON writes v to w as one line of JSON that is safe to read in a terminal.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeJSONControls(buf.Bytes()))
+	return err
+}
+
+// escapeJSONControls rewrites DEL, the C1 controls and the bidirectional overrides, which
+// encoding/json leaves raw (it escapes only C0), as \uXXXX: JSON read in a terminal must not
+// carry U+009B, which a terminal may take as CSI. JSON's structure is printable ASCII, so
+// every such rune is inside a string, and the escape decodes to the same text.
+func escapeJSONControls(b []byte) []byte {
+	unsafe := func(r rune) bool { return r >= 0x7f && display.Escapes(r) }
+	if !bytes.ContainsFunc(b, unsafe) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:]) // encoding/json wrote valid UTF-8
+		if unsafe(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }
 
 // parseInterleaved parses flags that may stand before, between or after positional

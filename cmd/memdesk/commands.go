@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
 func (c *cli) remember(ctx context.Context, args []string) error {
@@ -64,7 +65,7 @@ func printRemember(w io.Writer, res engine.RememberResult) {
 		fmt.Fprintf(w, "similar to %s: if it says the same, forget one (memdesk forget ID)\n", strings.Join(ids, ", "))
 	}
 	for _, c := range res.Contradicts {
-		fmt.Fprintf(w, "contradicts #%d %q: %s\n", c.FactID, clip(c.Text, 120), c.Reason)
+		fmt.Fprintf(w, "contradicts #%d %q: %s\n", c.FactID, clip(c.Text, 120), display.Line(c.Reason))
 		fmt.Fprintf(w, "  keep the new one: memdesk supersede %d %d · keep both: memdesk dismiss %d %d\n", c.FactID, res.FactID, c.FactID, res.FactID)
 	}
 }
@@ -181,6 +182,9 @@ func (c *cli) list(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usagef("list: unexpected argument %q (use --filter to search within the list)", pos[0])
 	}
+	if *limit < 0 {
+		return usagef("list: --limit takes a number of facts, 1 or more (0 or no --limit: all), not %d", *limit)
+	}
 	return c.withEngine(ctx, func(e *engine.Engine) error {
 		res, err := e.List(ctx, engine.ListRequest{Space: *space, All: *all, Filter: *filter, Limit: *limit})
 		if err != nil {
@@ -198,8 +202,8 @@ func (c *cli) list(ctx context.Context, args []string) error {
 				if f.SupersededBy != 0 {
 					status = fmt.Sprintf("superseded by #%d", f.SupersededBy)
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", f.ID, f.Space, status,
-					f.CreatedAt.Local().Format("2006-01-02 15:04"), f.Text)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", f.ID, display.Line(f.Space), display.Line(status),
+					f.CreatedAt.Local().Format("2006-01-02 15:04"), display.Line(f.Text))
 			}
 			tw.Flush()
 		})
@@ -218,6 +222,9 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 	if len(pos) == 0 {
 		return usagef("recall: give a query, e.g. memdesk recall \"python version\"")
 	}
+	if *k < 0 {
+		return usagef("recall: -k takes a number of hits, 1 or more (0 or no -k: %d from the config), not %d", c.cfg.Config.Recall.K, *k)
+	}
 	return c.withEngine(ctx, func(e *engine.Engine) error {
 		res, err := e.Recall(ctx, engine.RecallRequest{Query: joinArgs(pos), Space: *space,
 			Source: engine.Source(*source), K: *k})
@@ -231,7 +238,7 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 func printRecall(w io.Writer, res engine.RecallResult) {
 	if len(res.Hits) == 0 {
 		if why := res.Floors.Unanswered(); why != "" {
-			fmt.Fprintf(w, "nothing relevant found: %s\n", why)
+			fmt.Fprintf(w, "nothing relevant found: %s\n", display.Line(why))
 		} else {
 			fmt.Fprintln(w, "nothing relevant found")
 		}
@@ -242,15 +249,16 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 	for i, h := range res.Hits {
 		where := fmt.Sprintf("memory #%d", h.ID)
 		if h.Doc != nil {
-			where = fmt.Sprintf("%s — %s:%d-%d", h.Doc.Title, h.Doc.Path, h.Doc.LineStart, h.Doc.LineEnd)
+			where = fmt.Sprintf("%s — %s:%d-%d", display.Line(h.Doc.Title), display.Line(h.Doc.Path), h.Doc.LineStart, h.Doc.LineEnd)
 		}
-		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, where, clip(h.Text, 300))
-		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, h.Why)
+		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, where, display.Line(clip(h.Text, 300)))
+		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
 	}
-	fmt.Fprintf(w, "semantic leg: %s\n", res.Semantic)
+	fmt.Fprintf(w, "semantic leg: %s\n", display.Line(res.Semantic))
 }
 
-// clip shortens text to n runes for a terminal line.
+// clip shortens text to n runes for a terminal line. It does not make the text safe to show:
+// print it with %q (which escapes every control and format character) or display.Line.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= n {
@@ -286,7 +294,7 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tCHUNKS\tSPACE\tTITLE\tPATH")
 				for _, d := range res.Documents {
-					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", d.ID, d.Chunks, d.Space, d.Title, d.Path)
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", d.ID, d.Chunks, display.Line(d.Space), display.Line(d.Title), display.Line(d.Path))
 				}
 				tw.Flush()
 			})
@@ -306,7 +314,7 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 			}
 			return c.emit(map[string]any{"doc_id": id, "chunks": chunks}, func(w io.Writer) {
 				for _, ch := range chunks {
-					fmt.Fprintf(w, "--- chunk %d, lines %d-%d %s\n%s\n", ch.Ordinal, ch.LineStart, ch.LineEnd, ch.Heading, ch.Text)
+					fmt.Fprintf(w, "--- chunk %d, lines %d-%d %s\n%s\n", ch.Ordinal, ch.LineStart, ch.LineEnd, display.Line(ch.Heading), display.Block(ch.Text))
 				}
 			})
 		})
@@ -323,7 +331,7 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 			if err != nil {
 				return err
 			}
-			return c.emit(f, func(w io.Writer) { fmt.Fprintf(w, "%s: %s (%d chunks)\n", f.Path, f.Outcome, f.Chunks) })
+			return c.emit(f, func(w io.Writer) { fmt.Fprintf(w, "%s: %s (%d chunks)\n", display.Line(f.Path), f.Outcome, f.Chunks) })
 		})
 	case "rm", "remove":
 		if len(args) != 1 {
@@ -386,9 +394,9 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 	for _, f := range res.Files {
 		switch f.Outcome {
 		case engine.ImportSkipped, engine.ImportFailed:
-			fmt.Fprintf(w, "%s %s: %s\n", f.Outcome, f.Path, f.Reason)
+			fmt.Fprintf(w, "%s %s: %s\n", f.Outcome, display.Line(f.Path), display.Line(f.Reason))
 		default:
-			fmt.Fprintf(w, "%s %s (document %d, %d chunks)\n", f.Outcome, f.Path, f.DocID, f.Chunks)
+			fmt.Fprintf(w, "%s %s (document %d, %d chunks)\n", f.Outcome, display.Line(f.Path), f.DocID, f.Chunks)
 		}
 	}
 	fmt.Fprintf(w, "%d added, %d updated, %d unchanged, %d skipped, %d failed\n",
@@ -398,9 +406,9 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 	}
 	fmt.Fprintf(w, "\n%d sentences disagree with or repeat your memories:\n", len(res.Conflicts))
 	for _, k := range res.Conflicts {
-		fmt.Fprintf(w, "  %s:%d %q\n", k.Path, k.LineStart, clip(k.Sentence, 120))
+		fmt.Fprintf(w, "  %s:%d %q\n", display.Line(k.Path), k.LineStart, clip(k.Sentence, 120))
 		if k.Kind == engine.ConflictContradicts {
-			fmt.Fprintf(w, "    contradicts memory #%d %q: %s\n", k.FactID, clip(k.FactText, 120), k.Reason)
+			fmt.Fprintf(w, "    contradicts memory #%d %q: %s\n", k.FactID, clip(k.FactText, 120), display.Line(k.Reason))
 		} else {
 			fmt.Fprintf(w, "    restates memory #%d %q\n", k.FactID, clip(k.FactText, 120))
 		}
@@ -434,11 +442,11 @@ func (c *cli) stats(ctx context.Context, args []string) error {
 		}
 		return c.emit(s, func(w io.Writer) {
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "database\t%s (%.1f MB, schema %d)\n", s.Path, float64(s.FileBytes)/(1<<20), s.SchemaVersion)
+			fmt.Fprintf(tw, "database\t%s (%.1f MB, schema %d)\n", display.Line(s.Path), float64(s.FileBytes)/(1<<20), s.SchemaVersion)
 			fmt.Fprintf(tw, "facts\t%d active, %d superseded, %d forgotten\n", s.FactsActive, s.FactsSuperseded, s.FactsDeleted)
 			fmt.Fprintf(tw, "knowledge\t%d documents, %d chunks\n", s.Documents, s.Chunks)
 			fmt.Fprintf(tw, "spaces\t%d\n", s.Spaces)
-			fmt.Fprintf(tw, "semantic leg\t%s\n", s.Semantic)
+			fmt.Fprintf(tw, "semantic leg\t%s\n", display.Line(s.Semantic))
 			tw.Flush()
 		})
 	})
@@ -477,9 +485,9 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 			if !res.OK {
 				state = "PROBLEMS FOUND"
 			}
-			fmt.Fprintf(w, "%s: %s\n", res.Action, state)
+			fmt.Fprintf(w, "%s: %s\n", display.Line(res.Action), state)
 			for _, d := range res.Details {
-				fmt.Fprintf(w, "  %s\n", d)
+				fmt.Fprintf(w, "  %s\n", display.Line(d))
 			}
 		}); err != nil {
 			return err
@@ -501,11 +509,11 @@ func (c *cli) printConfig(args []string) error {
 	}
 	entries := c.cfg.Entries()
 	return c.emit(map[string]any{"file": c.cfg.Path, "db": db, "settings": entries}, func(w io.Writer) {
-		fmt.Fprintf(w, "config file: %s\ndatabase:    %s\n\n", c.cfg.Path, db)
+		fmt.Fprintf(w, "config file: %s\ndatabase:    %s\n\n", display.Line(c.cfg.Path), display.Line(db))
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "KEY\tVALUE\tFROM\tENV")
 		for _, en := range entries {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", en.Key, en.Value, en.Source, en.Env)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", display.Line(en.Key), display.Line(en.Value), en.Source, en.Env)
 		}
 		tw.Flush()
 	})

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 	"github.com/memdesk/memdesk/engine/eval"
 	"github.com/memdesk/memdesk/engine/eval/enginearm"
 )
@@ -285,7 +286,7 @@ func newQueryTrace(path string, r *enginearm.Retriever) (func(eval.QueryOutcome)
 
 func printBEIRReport(w io.Writer, rep eval.Report) {
 	fmt.Fprintf(w, "%s: %d queries (%d unrelated), k %d, corpus as %s, scope %s\n",
-		rep.Dataset, rep.NQueries, rep.NUnrelated, rep.K, rep.As, rep.Scope)
+		display.Line(rep.Dataset), rep.NQueries, rep.NUnrelated, rep.K, rep.As, rep.Scope)
 	if l := rep.Load; l != nil {
 		units := "facts"
 		if rep.As == string(enginearm.AsKnowledge) {
@@ -357,7 +358,7 @@ func printBreakdown(w io.Writer, rep eval.Report) {
 	}
 	for _, g := range groups {
 		m := rep.Breakdown[g]
-		name := g
+		name := display.Line(g)
 		if name == "" {
 			name = "(none)"
 		}
@@ -433,7 +434,7 @@ func (c *cli) evalCases(ctx context.Context, path, out string) error {
 }
 
 func printCaseReports(w io.Writer, reps caseReports) {
-	fmt.Fprintf(w, "%s: %d queries\n\n", reps.Real.Name, reps.Real.Summary.Queries)
+	fmt.Fprintf(w, "%s: %d queries\n\n", display.Line(reps.Real.Name), reps.Real.Summary.Queries)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\t%6s\t%6s\n", "real", "stub")
 	r, s := reps.Real, reps.Stub
@@ -491,7 +492,7 @@ func printFailures(w io.Writer, title string, outcomes []eval.CaseOutcome) {
 			fmt.Fprintln(w, "\n"+title)
 			first = false
 		}
-		fmt.Fprintf(w, "  [%s] %q got %v: %s\n", q.Case, q.Query, q.Got, strings.Join(q.Why, "; "))
+		fmt.Fprintf(w, "  [%s] %q got %v: %s\n", display.Line(q.Case), q.Query, q.Got, display.Line(strings.Join(q.Why, "; ")))
 	}
 }
 

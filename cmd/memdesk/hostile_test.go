@@ -291,7 +291,8 @@ func TestHostileUnreadableAsNobody(t *testing.T) {
 	if err := os.Chown(dir, nobody, nobody); err != nil {
 		t.Skipf("cannot hand a folder to nobody: %v", err)
 	}
-	cmd := exec.Command(ownBin, "--db", filepath.Join(dir, "data", "memdesk.db"), "--json", "kb", "add", docs)
+	// In dir itself: memdesk makes no folder for a --db (TestDatabasePathCLI).
+	cmd := exec.Command(ownBin, "--db", filepath.Join(dir, "memdesk.db"), "--json", "kb", "add", docs)
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", ".config"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "home", ".local", "share"), "MEMDESK_CONFIG="+filepath.Join(dir, "none.toml"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

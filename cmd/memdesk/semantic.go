@@ -129,6 +129,7 @@ func (c *cli) openSemanticEngine(ctx context.Context) (*engine.Engine, func() er
 		stopSem()
 		return nil, nil, err
 	}
+	c.noteNewDatabase(e)
 	closeAll := func() error {
 		err := e.Close()
 		stopSem()
@@ -158,6 +159,7 @@ func (c *cli) withVectorsEngine(ctx context.Context, fn func(*engine.Engine) err
 	if err != nil {
 		return err
 	}
+	c.noteNewDatabase(e)
 	defer func() {
 		if cerr := e.Close(); err == nil {
 			err = cerr
