@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
 // chunksShown bounds how many chunks the chunk viewer lays out at once.
@@ -306,7 +307,7 @@ func (k *knowledgeScreen) showChunks(d engine.DocumentView) {
 				if c.Heading != "" {
 					head += " · " + c.Heading
 				}
-				text := widget.NewLabel(c.Text)
+				text := widget.NewLabel(display.Block(c.Text))
 				text.Wrapping = fyne.TextWrapWord
 				box.Add(container.NewVBox(caption(head), text, widget.NewSeparator()))
 			}

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
 // Fact statuses as engine.FactView reports them.
@@ -306,7 +307,7 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		if other.ID == f.ID {
 			other = p.B
 		}
-		text := widget.NewLabel(fmt.Sprintf("#%d “%s”\n%s", other.ID, other.Text, p.Reason))
+		text := widget.NewLabel(fmt.Sprintf("#%d “%s”\n%s", other.ID, display.Line(other.Text), display.Line(p.Reason)))
 		text.Wrapping = fyne.TextWrapWord
 		keepThis := widget.NewButton(fmt.Sprintf("Keep #%d", f.ID), func() { d.Hide(); m.supersede(other.ID, f.ID) })
 		keepOther := widget.NewButton(fmt.Sprintf("Keep #%d", other.ID), func() { d.Hide(); m.supersede(f.ID, other.ID) })
@@ -411,7 +412,7 @@ func (r *factRow) showLoading() {
 }
 
 func (r *factRow) show(f engine.FactView, conflicts []engine.ContradictionPair) {
-	r.text.SetText(f.Text)
+	r.text.SetText(display.Block(f.Text))
 	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format("2 Jan 2006 15:04"))
 	if f.Status != factActive {
 		meta += " · " + statusWord(f.Status)

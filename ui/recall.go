@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
 // hitTextLimit bounds how much of a long chunk a result card shows.
@@ -272,7 +273,7 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 	}
 	header := container.NewBorder(nil, nil, badge, legs, caption(where))
 
-	text := widget.NewRichText(segments(clip(highlight(h.Text, h.Matched), hitTextLimit))...)
+	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), hitTextLimit))...)
 	text.Wrapping = fyne.TextWrapWord
 
 	why := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",

@@ -329,3 +329,21 @@ func TestRecallKeyboardScrollsTheSelectionIntoView(t *testing.T) {
 		t.Errorf("after walking back to the first hit the view is scrolled to %v, want 0", got)
 	}
 }
+
+// TestRecallShowsControlCharactersEscaped: a memory holding terminal escapes and a bidi
+// override (from an agent, a pasted log) is shown with them written out, as the CLI shows
+// it, so the text on screen is the text stored and cannot disguise itself.
+func TestRecallShowsControlCharactersEscaped(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("deploy key rotated \x1b]52;c;ZXZpbA==\a on host\u202egnp.exe", "")
+	r := h.u.recall
+	test.Type(r.query, "deploy key rotated")
+	h.waitFor("the hit", func() bool { return r.shown.Query == "deploy key rotated" && len(r.shown.Hits) > 0 })
+	shown := texts(r.content)
+	if strings.ContainsAny(shown, "\x1b\a\u202e") {
+		t.Errorf("screen text holds a raw control or bidi character:\n%q", shown)
+	}
+	if !strings.Contains(shown, `\x1b]52;c;ZXZpbA==\a`) || !strings.Contains(shown, `\u202e`) {
+		t.Errorf("screen text does not show the escapes written out:\n%q", shown)
+	}
+}
