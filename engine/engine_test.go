@@ -475,3 +475,20 @@ func TestAdminBackup(t *testing.T) {
 		t.Errorf("default backup = %+v, %v; want a file beside the database", res, err)
 	}
 }
+
+// TestNegativeCountsRefused: a negative k or limit reaching the engine from any front-end
+// (an agent over MCP, a script) is a bad request, not the default.
+func TestNegativeCountsRefused(t *testing.T) {
+	e := openTestEngine(t)
+	ctx := context.Background()
+	remember(t, e, "", "CI uses Python 3.12")
+	if _, err := e.Recall(ctx, RecallRequest{Query: "python", K: -3}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("recall with k -3: %v, want ErrBadRequest", err)
+	}
+	if _, err := e.List(ctx, ListRequest{Limit: -1}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("list with limit -1: %v, want ErrBadRequest", err)
+	}
+	if _, err := e.List(ctx, ListRequest{Offset: -1}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("list with offset -1: %v, want ErrBadRequest", err)
+	}
+}

@@ -98,6 +98,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if err != nil {
 		return RecallResult{}, err
 	}
+	if req.K < 0 {
+		return RecallResult{}, fmt.Errorf("%w: k is the most hits to return and cannot be negative (got %d); 0 means the default", ErrBadRequest, req.K)
+	}
 	k := req.K
 	if k <= 0 {
 		k = e.opts.DefaultK

@@ -290,6 +290,9 @@ type ListResult struct {
 
 // List returns facts, newest first.
 func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) {
+	if req.Limit < 0 || req.Offset < 0 {
+		return ListResult{}, fmt.Errorf("%w: limit and offset count memories and cannot be negative (got limit %d, offset %d)", ErrBadRequest, req.Limit, req.Offset)
+	}
 	facts, err := e.st.ListFacts(ctx, store.FactFilter{
 		Space: strings.TrimSpace(req.Space), AllStatuses: req.All, Contains: req.Filter,
 		Limit: req.Limit, Offset: req.Offset,
