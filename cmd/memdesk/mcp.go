@@ -10,11 +10,9 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memdesk/memdesk/engine"
@@ -65,9 +63,7 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 // when in ends or ctx is cancelled; either way every request already read is answered
 // first. Cancellation is the normal way to stop a server and returns nil.
 func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writer) error {
-	// Neither stream is ours to close. A read blocked on a stdin that never ends stays
-	// blocked in the SDK's reader goroutine until the process exits; nothing waits for it.
-	t := drainTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	t := lineTransport{in: in, out: out, maxLine: maxMCPLineBytes}
 	session, err := server.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("start MCP session: %w", err)
@@ -85,99 +81,6 @@ func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writ
 		session.Close()
 		<-ended
 		return nil
-	}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// drainTransport holds back the end of the input until every request read from it has
-// been answered. The SDK, on reading EOF, cancels the calls still in flight and refuses to
-// write their responses, so a client that writes its requests and closes stdin (a script,
-// a test, an agent shutting down) would lose the answers it is waiting for. (A handler that
-// called back to the client after EOF would wait for ever; memdesk's tools never do.)
-//
-// The wrapper hides the SDK's unexported session-state hook from the stdio connection,
-// whose only use is to refuse JSON-RPC batches under protocol 2025-06-18 and later; with it
-// hidden, batches are accepted under every version.
-type drainTransport struct{ mcp.Transport }
-
-func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &drainConn{Connection: conn, pending: map[jsonrpc.ID]bool{}, closed: make(chan struct{})}, nil
-}
-
-// methodSubscriptionsListen opens a notification stream (SEP-2575); the SDK does not export it.
-const methodSubscriptionsListen = "subscriptions/listen"
-
-// drainConn tracks the calls read and not yet answered.
-type drainConn struct {
-	mcp.Connection
-
-	mu       sync.Mutex
-	pending  map[jsonrpc.ID]bool // ids of calls read and not yet answered
-	answered chan struct{}       // closed when pending empties; nil when nobody waits
-
-	closeOnce sync.Once
-	closed    chan struct{} // closed by Close: stop waiting, the connection is going away
-}
-
-func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err != nil {
-		c.waitAnswered(ctx)
-		return nil, err
-	}
-	// A subscriptions/listen call is a stream the client ends by cancelling it, not a call
-	// it waits on: waiting for its answer would keep a finished session open for ever.
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != methodSubscriptionsListen {
-		c.mu.Lock()
-		c.pending[req.ID] = true
-		c.mu.Unlock()
-	}
-	return msg, nil
-}
-
-func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		// Written or failed, the call is over: a broken writer must not hold the reader.
-		c.mu.Lock()
-		delete(c.pending, resp.ID)
-		if len(c.pending) == 0 && c.answered != nil {
-			close(c.answered)
-			c.answered = nil
-		}
-		c.mu.Unlock()
-	}
-	return err
-}
-
-func (c *drainConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return c.Connection.Close()
-}
-
-// waitAnswered blocks until no call is pending, the connection is closed or ctx is done.
-func (c *drainConn) waitAnswered(ctx context.Context) {
-	c.mu.Lock()
-	if len(c.pending) == 0 {
-		c.mu.Unlock()
-		return
-	}
-	if c.answered == nil {
-		c.answered = make(chan struct{})
-	}
-	answered := c.answered
-	c.mu.Unlock()
-	select {
-	case <-answered:
-	case <-c.closed:
-	case <-ctx.Done():
 	}
 }
 
