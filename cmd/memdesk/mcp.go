@@ -27,6 +27,14 @@ const (
 	// gets into its context window, so a list is a page, not the whole store.
 	listDefaultLimit = 50
 	listMaxLimit     = 500
+
+	// maxQueryBytes bounds a recall or kb_search query. A query is key words or a
+	// question: the longest in the hostile corpus of real-looking ones is 674 bytes, and
+	// 16 KB is still ~2,500 English words or ~5,400 Chinese characters, a long pasted
+	// paragraph. The answer carries the query back twice (text and structured content), so
+	// this bound is also the bound on that echo: a 5 MB query made a 10 MB answer line that
+	// the official TypeScript client refused. Longer text is a document, for kb add.
+	maxQueryBytes = 16 << 10
 )
 
 // mcpInstructions tells a connected agent what memdesk is for and when to call it.
@@ -94,7 +102,7 @@ type rememberArgs struct {
 }
 
 type recallArgs struct {
-	Query  string        `json:"query" jsonschema:"What to look for: keywords or a question, in Chinese or English. Time words such as yesterday or 上周 limit memories to when they were written."`
+	Query  string        `json:"query" jsonschema:"What to look for: keywords or a question, in Chinese or English. Time words such as yesterday or 上周 limit memories to when they were written. At most 16 KB."`
 	K      int           `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
 	Space  string        `json:"space,omitempty" jsonschema:"Space to search; omit for the default space. One recall searches one space."`
 	Source engine.Source `json:"source,omitempty" jsonschema:"What to search: all (the default), memory (remembered facts only) or knowledge (imported documents only)."`
@@ -113,7 +121,7 @@ type listArgs struct {
 }
 
 type kbSearchArgs struct {
-	Query string `json:"query" jsonschema:"What to look for in the imported documents: keywords or a question, in Chinese or English."`
+	Query string `json:"query" jsonschema:"What to look for in the imported documents: keywords or a question, in Chinese or English. At most 16 KB."`
 	K     int    `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
 	Space string `json:"space,omitempty" jsonschema:"Space to search; omit for the default space."`
 }
@@ -163,6 +171,9 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		}),
 		Annotations: withTitle(readOnly, "Recall memories and knowledge"),
 	}, func(ctx context.Context, a recallArgs) (engine.RecallResult, error) {
+		if err := checkQuerySize(a.Query); err != nil {
+			return engine.RecallResult{}, err
+		}
 		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: a.Source})
 	})
 
@@ -212,6 +223,9 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		}),
 		Annotations: withTitle(readOnly, "Search the knowledge base"),
 	}, func(ctx context.Context, a kbSearchArgs) (engine.RecallResult, error) {
+		if err := checkQuerySize(a.Query); err != nil {
+			return engine.RecallResult{}, err
+		}
 		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: engine.SourceKnowledge})
 	})
 
@@ -246,6 +260,15 @@ func addTool[In, Out any](s *mcp.Server, log *slog.Logger, tool *mcp.Tool, call 
 		}
 		return nil, out, nil
 	})
+}
+
+// checkQuerySize refuses a query over maxQueryBytes, before the engine reads it and before
+// the answer would carry it back.
+func checkQuerySize(q string) error {
+	if len(q) > maxQueryBytes {
+		return fmt.Errorf("%w: the query is %d KB and a query may be at most %d KB: send the key words or the question, not a whole text", engine.ErrBadRequest, (len(q)+1023)>>10, maxQueryBytes>>10)
+	}
+	return nil
 }
 
 // toolError is the MCP server's one mapping from engine errors to tool errors. Mistakes
