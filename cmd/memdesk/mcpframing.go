@@ -30,6 +30,12 @@ const (
 	// writer from making the server buffer hundreds of megabytes for one line.
 	maxMCPLineBytes = 1 << 20
 
+	// maxAnswerErrorBytes bounds the text of an error answer. Errors quote what they refuse
+	// (the SDK quotes an unknown tool or method, a value outside an enum or of the wrong
+	// type; the engine quotes a space name), and a 500 KB argument came back whole. A
+	// kilobyte says what was wrong; the client has the rest.
+	maxAnswerErrorBytes = 1 << 10
+
 	// maxSafeID is the largest integer id that survives the SDK's decoding exactly: ids
 	// are decoded as float64, and past 2^53 integers are rounded (or wrapped to MinInt64).
 	maxSafeID = 1<<53 - 1
@@ -90,7 +96,11 @@ func readLines(r *bufio.Reader, maxLine int, lines chan<- inboundLine, closed <-
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > maxLine+1 { // +1: the newline is not part of the line
+			n := len(line) + len(chunk)
+			if bytes.HasSuffix(chunk, []byte("\n")) {
+				n-- // the newline is not part of the line
+			}
+			if n > maxLine {
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -259,7 +269,7 @@ func (c *lineConn) admit(raw json.RawMessage, batch *responseBatch) (jsonrpc.Mes
 	defer c.mu.Unlock()
 	if _, dup := c.pending[req.ID]; dup {
 		return nil, errorAnswer(rawID, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("invalid request: id %s is already in use by a call that has not been answered yet", rawID))
+			fmt.Sprintf("invalid request: id %.40s is already in use by a call that has not been answered yet", rawID))
 	}
 	// A subscriptions/listen call is a stream the client ends by cancelling it, not a call
 	// it waits on: waiting for its answer would keep a finished session open for ever.
@@ -381,6 +391,9 @@ func errorAnswer(id json.RawMessage, code int64, message string) json.RawMessage
 }
 
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		msg = shortenErrors(resp)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode an MCP message: %w", err)
@@ -390,6 +403,10 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		return c.writeRaw(data)
 	}
 	c.mu.Lock()
+	// The id is free again before the answer is out, as in the SDK: a client may reuse it
+	// the moment it reads the answer. The end of input waits until the answer is written.
+	awaited, wasPending := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
 	batch := c.batches[resp.ID]
 	complete := false
 	if batch != nil {
@@ -406,26 +423,63 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		err = c.writeBatch(batch)
 	}
 	// Written or failed, the call is over: a broken writer must not hold the reader.
-	c.settle(resp.ID)
+	if wasPending && awaited {
+		c.mu.Lock()
+		c.awaited--
+		if c.awaited == 0 && c.answered != nil {
+			close(c.answered)
+			c.answered = nil
+		}
+		c.mu.Unlock()
+	}
 	return err
 }
 
-// settle marks the call with id answered.
-func (c *lineConn) settle(id jsonrpc.ID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	awaited, ok := c.pending[id]
-	if !ok {
-		return
+// shortenErrors returns resp with the text of a JSON-RPC error, or of a tool error, cut to
+// maxAnswerErrorBytes. This is the one place every answer passes, the SDK's own included.
+func shortenErrors(resp *jsonrpc.Response) *jsonrpc.Response {
+	if resp.Error != nil {
+		if msg := resp.Error.Error(); len(msg) > maxAnswerErrorBytes {
+			short := &jsonrpc.Error{Message: shorten(msg)}
+			var wire *jsonrpc.Error
+			if errors.As(resp.Error, &wire) {
+				short.Code = wire.Code
+			}
+			cut := *resp
+			cut.Error = short
+			return &cut
+		}
+		return resp
 	}
-	delete(c.pending, id)
-	if awaited {
-		c.awaited--
+	// Only a long result can hold a long tool error; results of any length are left alone.
+	if len(resp.Result) <= maxAnswerErrorBytes || !bytes.Contains(resp.Result, []byte(`"isError":true`)) {
+		return resp
 	}
-	if c.awaited == 0 && c.answered != nil {
-		close(c.answered)
-		c.answered = nil
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(resp.Result, &res); err != nil || !res.IsError {
+		return resp
 	}
+	for _, content := range res.Content {
+		if text, ok := content.(*mcp.TextContent); ok && len(text.Text) > maxAnswerErrorBytes {
+			text.Text = shorten(text.Text)
+		}
+	}
+	data, err := json.Marshal(&res)
+	if err != nil {
+		return resp
+	}
+	cut := *resp
+	cut.Result = data
+	return &cut
+}
+
+// shorten cuts s to maxAnswerErrorBytes, on a character boundary, and says how much went.
+func shorten(s string) string {
+	keep := maxAnswerErrorBytes - 64 // room for the note
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return fmt.Sprintf("%s… (%d more bytes not shown)", s[:keep], len(s)-keep)
 }
 
 func (c *lineConn) writeBatch(batch *responseBatch) error {

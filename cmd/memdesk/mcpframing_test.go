@@ -356,3 +356,52 @@ func TestMCPQueryTooLong(t *testing.T) {
 	atBound := strings.Repeat("lighthouse ", maxQueryBytes/len("lighthouse "))
 	callTool[engine.RecallResult](t, cs, "recall", map[string]any{"query": atBound})
 }
+
+// TestMCPErrorsDoNotEchoHugeInputs sends 500 KB where a short value belongs (a tool name, a
+// method, an enum, a number, a space): each is refused, and no answer carries it back whole.
+func TestMCPErrorsDoNotEchoHugeInputs(t *testing.T) {
+	e := openMCPTestEngine(t, filepath.Join(t.TempDir(), "m.db"))
+	big := strings.Repeat("x", 500<<10)
+	var in bytes.Buffer
+	in.WriteString(stdioInitialize)
+	calls := map[string]any{
+		"unknown tool":   map[string]any{"name": big, "arguments": map[string]any{}},
+		"source enum":    map[string]any{"name": "recall", "arguments": map[string]any{"query": "tide", "source": big}},
+		"k type":         map[string]any{"name": "recall", "arguments": map[string]any{"query": "tide", "k": big}},
+		"recall space":   map[string]any{"name": "recall", "arguments": map[string]any{"query": "tide", "space": big}},
+		"remember space": map[string]any{"name": "remember", "arguments": map[string]any{"text": "the tide is at six", "space": big}},
+	}
+	for name, params := range calls {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": name, "method": "tools/call", "params": params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Write(append(b, '\n'))
+	}
+	in.WriteString(`{"jsonrpc":"2.0","id":"unknown method","method":"` + big + `"}` + "\n")
+	var out bytes.Buffer
+	if err := serveMCP(t.Context(), newMCPServer(e, testLogger(t)), &in, &out); err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
+	for line := range bytes.Lines(out.Bytes()) {
+		var a wireAnswer
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatal(err)
+		}
+		if string(a.ID) == "1" {
+			continue
+		}
+		answered++
+		if len(line) > 4<<10 {
+			t.Errorf("answer to %s is %d bytes, want the refusal without the 500 KB input: %.300s", a.ID, len(line), line)
+		}
+		var res mcp.CallToolResult
+		if a.Error == nil && (json.Unmarshal(a.Result, &res) != nil || !res.IsError) {
+			t.Errorf("answer to %s = %.300s, want an error", a.ID, line)
+		}
+	}
+	if want := len(calls) + 1; answered != want {
+		t.Errorf("%d answers, want %d", answered, want)
+	}
+}
