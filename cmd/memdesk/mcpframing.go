@@ -43,33 +43,33 @@ const (
 
 // utf8BOM is what some Windows writers put before the first JSON text; RFC 8259 lets a
 // reader ignore it, and nothing else could be meant by it.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+const utf8BOM = "\uFEFF"
 
 // lineTransport serves one MCP session over newline-delimited JSON-RPC on in and out.
 // Neither stream is closed by it: they belong to the process.
 type lineTransport struct {
 	in      io.Reader
 	out     io.Writer
-	maxLine int
+	maxLine int // longest line accepted, in bytes; 0 means maxMCPLineBytes
 }
 
 func (t lineTransport) Connect(context.Context) (mcp.Connection, error) {
 	lines := make(chan inboundLine)
 	c := &lineConn{
 		out:     t.out,
+		maxLine: t.maxLine,
 		lines:   lines,
 		closed:  make(chan struct{}),
 		pending: map[jsonrpc.ID]bool{},
 		batches: map[jsonrpc.ID]*responseBatch{},
 	}
-	maxLine := t.maxLine
-	if maxLine <= 0 {
-		maxLine = maxMCPLineBytes
+	if c.maxLine <= 0 {
+		c.maxLine = maxMCPLineBytes
 	}
 	// The reader runs apart from Read so that Close can unblock a Read waiting for input. A
 	// read blocked on a stdin that never ends stays blocked until the process exits; it
 	// holds nothing and nothing waits for it.
-	go readLines(bufio.NewReaderSize(t.in, 64<<10), maxLine, lines, c.closed)
+	go readLines(bufio.NewReaderSize(t.in, 64<<10), c.maxLine, lines, c.closed)
 	return c, nil
 }
 
@@ -135,6 +135,7 @@ func readLines(r *bufio.Reader, maxLine int, lines chan<- inboundLine, closed <-
 // memdesk accepts batches under every version.
 type lineConn struct {
 	out     io.Writer
+	maxLine int        // longest line read, in bytes
 	writeMu sync.Mutex // one message per line: writes never interleave
 
 	lines  <-chan inboundLine
@@ -193,9 +194,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *lineConn) frame(in inboundLine) ([]jsonrpc.Message, error) {
 	if in.tooLong {
 		return nil, c.writeRaw(errorAnswer(nil, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("message too large: memdesk reads messages of at most %d MB and discarded this one", maxMCPLineBytes>>20)))
+			fmt.Sprintf("message too large: memdesk reads messages of at most %s and discarded this one", byteSize(c.maxLine))))
 	}
-	line := bytes.TrimSpace(bytes.TrimPrefix(in.data, utf8BOM))
+	line := bytes.TrimSpace(bytes.TrimPrefix(in.data, []byte(utf8BOM)))
 	if len(line) == 0 {
 		return nil, nil // a blank line holds no message; keep-alive writers send them
 	}
@@ -371,6 +372,17 @@ func hex4(b []byte) rune {
 		return -1
 	}
 	return rune(n)
+}
+
+// byteSize words n for a message: 1 MB, 64 KB, 512 bytes.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // errorAnswer is a JSON-RPC error response with id as sent (null when none could be read).

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os/exec"
 	"path/filepath"
@@ -403,5 +405,50 @@ func TestMCPErrorsDoNotEchoHugeInputs(t *testing.T) {
 	}
 	if want := len(calls) + 1; answered != want {
 		t.Errorf("%d answers, want %d", answered, want)
+	}
+}
+
+// TestReadLinesBound checks the line bound at its edges, with lines longer than the read
+// buffer: a line of maxLine bytes is kept, one byte more is dropped whole, and the lines
+// around it are not touched.
+func TestReadLinesBound(t *testing.T) {
+	const maxLine = 40
+	fits, over := strings.Repeat("a", maxLine), strings.Repeat("b", maxLine+1)
+	tests := []struct {
+		name string
+		in   string
+		want []string // each line, "TOO LONG" for a dropped one
+	}{
+		{"fits", fits + "\n", []string{fits}},
+		{"over", over + "\n", []string{"TOO LONG"}},
+		{"fits with CRLF", fits[1:] + "\r\n", []string{fits[1:] + "\r"}},
+		{"over between two", "x\n" + over + "\ny\n", []string{"x", "TOO LONG", "y"}},
+		{"last line without newline", "x\n" + fits, []string{"x", fits}},
+		{"last line over without newline", "x\n" + over, []string{"x", "TOO LONG"}},
+		{"blank lines", "\n\nx\n", []string{"", "", "x"}},
+		{"empty", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := make(chan inboundLine)
+			go readLines(bufio.NewReaderSize(strings.NewReader(tc.in), 16), maxLine, lines, make(chan struct{}))
+			var got []string
+			for l := range lines {
+				if l.err != nil {
+					if !errors.Is(l.err, io.EOF) {
+						t.Errorf("input ended with %v, want EOF", l.err)
+					}
+					break
+				}
+				if l.tooLong {
+					got = append(got, "TOO LONG")
+				} else {
+					got = append(got, string(l.data))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
