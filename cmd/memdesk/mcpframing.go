@@ -246,7 +246,13 @@ func (c *lineConn) admit(raw json.RawMessage, batch *responseBatch) (jsonrpc.Mes
 	rawID, hasID := fields["id"]
 	id, err := checkID(rawID)
 	if err != nil {
-		return nil, errorAnswer(nil, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		// A number the SDK cannot keep is still sent back as written, so that the client
+		// can tell which call failed; anything else has no id to send back.
+		var echo json.RawMessage
+		if len(rawID) <= 64 && bytes.IndexByte([]byte("-0123456789"), rawID[0]) >= 0 {
+			echo = rawID
+		}
+		return nil, errorAnswer(echo, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	if !hasID || id == nil {
 		rawID = nil

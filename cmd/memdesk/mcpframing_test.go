@@ -32,7 +32,7 @@ type malformedLine struct {
 	// code is the JSON-RPC error the line is answered with; 0 means it is a good call after
 	// all (a BOM is ignored) and gets a result.
 	code int64
-	id   string // the answer's id as JSON: null, or the string id the line carried
+	id   string // the answer's id as JSON: null, or the id the line carried, as written
 }
 
 // malformedLines are the lines reported to end the session (issue 15, item 1), and the
@@ -51,9 +51,9 @@ func malformedLines() []malformedLine {
 		{"raw NUL in a string", []byte(`{"jsonrpc":"2.0","id":"nul","method":"ping","params":{"a":"x` + "\x00" + `y"}}`), jsonrpc.CodeParseError, "null"},
 		{"line over 16 MB", []byte(`{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"` + strings.Repeat("x", 17<<20) + `"}}`), jsonrpc.CodeInvalidRequest, "null"},
 		{"truncated JSON", []byte(`{"jsonrpc":"2.0","id":"cut","method":"tools/call","params":{"name":"recall","argu`), jsonrpc.CodeParseError, "null"},
-		{"id past int64", []byte(`{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}`), jsonrpc.CodeInvalidRequest, "null"},
-		{"id past 2^53", []byte(`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`), jsonrpc.CodeInvalidRequest, "null"},
-		{"fractional id", []byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`), jsonrpc.CodeInvalidRequest, "null"},
+		{"id past int64", []byte(`{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}`), jsonrpc.CodeInvalidRequest, "123456789012345678901234567890"},
+		{"id past 2^53", []byte(`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`), jsonrpc.CodeInvalidRequest, "9007199254740993"},
+		{"fractional id", []byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`), jsonrpc.CodeInvalidRequest, "1.5"},
 		{"invalid UTF-8 to remember", []byte(`{"jsonrpc":"2.0","id":"utf8",` + remember("bad \xff byte")), jsonrpc.CodeInvalidRequest, `"utf8"`},
 		{"half a surrogate pair to remember", []byte(`{"jsonrpc":"2.0","id":"surrogate",` + remember(`bad \ud800 escape`)), jsonrpc.CodeInvalidRequest, `"surrogate"`},
 		{"a number, not a message", []byte(`42`), jsonrpc.CodeInvalidRequest, "null"},
