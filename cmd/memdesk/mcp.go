@@ -20,7 +20,8 @@ import (
 
 // The MCP front-end: the same engine requests and results as the CLI and the GUI, served to
 // AI agents as Model Context Protocol tools over stdio. Engine errors become tool errors in
-// one place (toolError); protocol framing, schemas and validation are the SDK's.
+// one place (toolError); schemas, validation and the protocol are the SDK's, the stdio
+// framing (lines, bounds, answers to malformed input) is ours (mcpframing.go).
 
 const (
 	// listDefaultLimit and listMaxLimit bound list_memories: an agent reads every row it
