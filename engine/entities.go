@@ -27,12 +27,31 @@ func (e *Engine) LoadEntities(ctx context.Context) error {
 	if e.ents.Load() != nil {
 		return nil
 	}
-	x, err := entity.New(ctx)
-	if err != nil {
-		return fmt.Errorf("load entity extractor: %w", err)
+	// The dictionary and the language models load in library calls that cannot be
+	// interrupted: over a second each on a busy machine, and a process stopping (the MCP
+	// server after its client left, the app on quit) waited for them before it could exit,
+	// long enough for an MCP client to kill it. The load runs apart and is abandoned on
+	// cancellation: it touches nothing but its own memory, ends by itself, and its result
+	// is dropped. This is the one goroutine nobody waits for, because waiting was the bug.
+	type loaded struct {
+		x   *entity.Extractor
+		err error
 	}
-	e.ents.CompareAndSwap(nil, x)
-	return nil
+	done := make(chan loaded, 1)
+	go func() {
+		x, err := entity.New(context.WithoutCancel(ctx))
+		done <- loaded{x, err}
+	}()
+	select {
+	case l := <-done:
+		if l.err != nil {
+			return fmt.Errorf("load entity extractor: %w", l.err)
+		}
+		e.ents.CompareAndSwap(nil, l.x)
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("load entity extractor: %w", ctx.Err())
+	}
 }
 
 // extractEntities returns text's entities stamped with the rules version, or nil (pending)

@@ -486,8 +486,8 @@ func (s *mcpSession) run(t *testing.T, r memdeskRun, extraEnv ...string) map[int
 
 // TestHostileQueriesMCP sends every hostile query, NUL included, to the recall and
 // kb_search tools of a real `memdesk mcp` process (in process under -short): each gets a
-// result, or a tool error only for an all-space query; the server answers every call and
-// exits 0.
+// result, or a tool error only for an all-space query or one over maxQueryBytes (the 100 KB
+// ones); the server answers every call and exits 0.
 func TestHostileQueriesMCP(t *testing.T) {
 	bin := memdeskBinary(t)
 	r := newMemdeskRun(t, bin)
@@ -504,7 +504,7 @@ func TestHostileQueriesMCP(t *testing.T) {
 	start := time.Now()
 	results := s.run(t, r, "MEMDESK_OLLAMA_ENABLED=false")
 	took := time.Since(start)
-	var hits, refused int
+	var hits, refused, tooLong int
 	for id, q := range ids {
 		res, ok := results[id]
 		if !ok {
@@ -514,6 +514,12 @@ func TestHostileQueriesMCP(t *testing.T) {
 		switch {
 		case res.IsError && strings.TrimSpace(strings.ToValidUTF8(q, "\uFFFD")) == "":
 			refused++
+		case len(q) > maxQueryBytes:
+			// Over the MCP bound: refused with the reason, not searched and not echoed.
+			if !res.IsError || !strings.Contains(text, "at most 16 KB") || len(text) > 1<<10 {
+				t.Errorf("call %d (%d-byte query): got error=%v %.200q; want a short tool error naming the 16 KB bound", id, len(q), res.IsError, text)
+			}
+			tooLong++
 		case res.IsError:
 			t.Errorf("call %d (%.40q): tool error %q; want hits or none", id, q, text)
 			if strings.Contains(strings.ToLower(text), "sql") {
@@ -529,7 +535,7 @@ func TestHostileQueriesMCP(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("mcp: %d calls (recall and kb_search) answered in one session of %s: %d with hits, %d refused as empty",
-		len(ids), took.Round(time.Millisecond), hits, refused)
+	t.Logf("mcp: %d calls (recall and kb_search) answered in one session of %s: %d with hits, %d refused as empty, %d refused as over %d KB",
+		len(ids), took.Round(time.Millisecond), hits, refused, tooLong, maxQueryBytes>>10)
 	checkUnchanged(t, r, factsBefore, docsBefore, keep)
 }

@@ -10,11 +10,9 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memdesk/memdesk/engine"
@@ -22,13 +20,22 @@ import (
 
 // The MCP front-end: the same engine requests and results as the CLI and the GUI, served to
 // AI agents as Model Context Protocol tools over stdio. Engine errors become tool errors in
-// one place (toolError); protocol framing, schemas and validation are the SDK's.
+// one place (toolError); schemas, validation and the protocol are the SDK's, the stdio
+// framing (lines, bounds, answers to malformed input) is ours (mcpframing.go).
 
 const (
 	// listDefaultLimit and listMaxLimit bound list_memories: an agent reads every row it
 	// gets into its context window, so a list is a page, not the whole store.
 	listDefaultLimit = 50
 	listMaxLimit     = 500
+
+	// maxQueryBytes bounds a recall or kb_search query. A query is key words or a
+	// question: the longest in the hostile corpus of real-looking ones is 674 bytes, and
+	// 16 KB is still ~2,500 English words or ~5,400 Chinese characters, a long pasted
+	// paragraph. The answer carries the query back twice (text and structured content), so
+	// this bound is also the bound on that echo: a 5 MB query made a 10 MB answer line that
+	// the official TypeScript client refused. Longer text is a document, for kb add.
+	maxQueryBytes = 16 << 10
 )
 
 // mcpInstructions tells a connected agent what memdesk is for and when to call it.
@@ -65,9 +72,7 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 // when in ends or ctx is cancelled; either way every request already read is answered
 // first. Cancellation is the normal way to stop a server and returns nil.
 func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writer) error {
-	// Neither stream is ours to close. A read blocked on a stdin that never ends stays
-	// blocked in the SDK's reader goroutine until the process exits; nothing waits for it.
-	t := drainTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	t := lineTransport{in: in, out: out, maxLine: maxMCPLineBytes}
 	session, err := server.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("start MCP session: %w", err)
@@ -88,99 +93,6 @@ func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writ
 	}
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// drainTransport holds back the end of the input until every request read from it has
-// been answered. The SDK, on reading EOF, cancels the calls still in flight and refuses to
-// write their responses, so a client that writes its requests and closes stdin (a script,
-// a test, an agent shutting down) would lose the answers it is waiting for. (A handler that
-// called back to the client after EOF would wait for ever; memdesk's tools never do.)
-//
-// The wrapper hides the SDK's unexported session-state hook from the stdio connection,
-// whose only use is to refuse JSON-RPC batches under protocol 2025-06-18 and later; with it
-// hidden, batches are accepted under every version.
-type drainTransport struct{ mcp.Transport }
-
-func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &drainConn{Connection: conn, pending: map[jsonrpc.ID]bool{}, closed: make(chan struct{})}, nil
-}
-
-// methodSubscriptionsListen opens a notification stream (SEP-2575); the SDK does not export it.
-const methodSubscriptionsListen = "subscriptions/listen"
-
-// drainConn tracks the calls read and not yet answered.
-type drainConn struct {
-	mcp.Connection
-
-	mu       sync.Mutex
-	pending  map[jsonrpc.ID]bool // ids of calls read and not yet answered
-	answered chan struct{}       // closed when pending empties; nil when nobody waits
-
-	closeOnce sync.Once
-	closed    chan struct{} // closed by Close: stop waiting, the connection is going away
-}
-
-func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err != nil {
-		c.waitAnswered(ctx)
-		return nil, err
-	}
-	// A subscriptions/listen call is a stream the client ends by cancelling it, not a call
-	// it waits on: waiting for its answer would keep a finished session open for ever.
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != methodSubscriptionsListen {
-		c.mu.Lock()
-		c.pending[req.ID] = true
-		c.mu.Unlock()
-	}
-	return msg, nil
-}
-
-func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		// Written or failed, the call is over: a broken writer must not hold the reader.
-		c.mu.Lock()
-		delete(c.pending, resp.ID)
-		if len(c.pending) == 0 && c.answered != nil {
-			close(c.answered)
-			c.answered = nil
-		}
-		c.mu.Unlock()
-	}
-	return err
-}
-
-func (c *drainConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return c.Connection.Close()
-}
-
-// waitAnswered blocks until no call is pending, the connection is closed or ctx is done.
-func (c *drainConn) waitAnswered(ctx context.Context) {
-	c.mu.Lock()
-	if len(c.pending) == 0 {
-		c.mu.Unlock()
-		return
-	}
-	if c.answered == nil {
-		c.answered = make(chan struct{})
-	}
-	answered := c.answered
-	c.mu.Unlock()
-	select {
-	case <-answered:
-	case <-c.closed:
-	case <-ctx.Done():
-	}
-}
-
 // Tool inputs. Field descriptions (the jsonschema tags) are what an agent reads to fill
 // them in; bounds and enums the tags cannot say are added in newMCPServer.
 
@@ -191,7 +103,7 @@ type rememberArgs struct {
 }
 
 type recallArgs struct {
-	Query  string        `json:"query" jsonschema:"What to look for: keywords or a question, in Chinese or English. Time words such as yesterday or 上周 limit memories to when they were written."`
+	Query  string        `json:"query" jsonschema:"What to look for: keywords or a question, in Chinese or English. Time words such as yesterday or 上周 limit memories to when they were written. At most 16 KB."`
 	K      int           `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
 	Space  string        `json:"space,omitempty" jsonschema:"Space to search; omit for the default space. One recall searches one space."`
 	Source engine.Source `json:"source,omitempty" jsonschema:"What to search: all (the default), memory (remembered facts only) or knowledge (imported documents only)."`
@@ -210,7 +122,7 @@ type listArgs struct {
 }
 
 type kbSearchArgs struct {
-	Query string `json:"query" jsonschema:"What to look for in the imported documents: keywords or a question, in Chinese or English."`
+	Query string `json:"query" jsonschema:"What to look for in the imported documents: keywords or a question, in Chinese or English. At most 16 KB."`
 	K     int    `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
 	Space string `json:"space,omitempty" jsonschema:"Space to search; omit for the default space."`
 }
@@ -260,6 +172,9 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		}),
 		Annotations: withTitle(readOnly, "Recall memories and knowledge"),
 	}, func(ctx context.Context, a recallArgs) (engine.RecallResult, error) {
+		if err := checkQuerySize(a.Query); err != nil {
+			return engine.RecallResult{}, err
+		}
 		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: a.Source})
 	})
 
@@ -309,6 +224,9 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		}),
 		Annotations: withTitle(readOnly, "Search the knowledge base"),
 	}, func(ctx context.Context, a kbSearchArgs) (engine.RecallResult, error) {
+		if err := checkQuerySize(a.Query); err != nil {
+			return engine.RecallResult{}, err
+		}
 		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: engine.SourceKnowledge})
 	})
 
@@ -343,6 +261,15 @@ func addTool[In, Out any](s *mcp.Server, log *slog.Logger, tool *mcp.Tool, call 
 		}
 		return nil, out, nil
 	})
+}
+
+// checkQuerySize refuses a query over maxQueryBytes, before the engine reads it and before
+// the answer would carry it back.
+func checkQuerySize(q string) error {
+	if len(q) > maxQueryBytes {
+		return fmt.Errorf("%w: the query is %d KB and a query may be at most %d KB: send the key words or the question, not a whole text", engine.ErrBadRequest, (len(q)+1023)>>10, maxQueryBytes>>10)
+	}
+	return nil
 }
 
 // toolError is the MCP server's one mapping from engine errors to tool errors. Mistakes
