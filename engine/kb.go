@@ -91,6 +91,10 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 	if err != nil {
 		return res, err
 	}
+	// What a crashed import left is reclaimed before this one adds to the store.
+	if err := e.st.RemoveAbandoned(ctx); err != nil {
+		return res, fmt.Errorf("import: clear what an interrupted import left: %w", err)
+	}
 	cands, skipped, err := ingest.Discover(ctx, req.Paths, e.opts.Import)
 	if err != nil {
 		return res, fmt.Errorf("import: %w", err)

@@ -23,7 +23,8 @@ type Stats struct {
 	SchemaVersion   int   `json:"schema_version"`
 }
 
-// Stats reads the counts in one statement, so they are consistent with each other.
+// Stats reads the counts in one statement, so they are consistent with each other. Chunks of
+// an import still being written, or of a version being removed, are not counted.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	err := s.db.QueryRowContext(ctx, `SELECT
@@ -31,8 +32,9 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		(SELECT count(*) FROM facts WHERE status = 'superseded'),
 		(SELECT count(*) FROM facts WHERE status = 'deleted'),
 		(SELECT count(*) FROM documents d WHERE `+notReserved+`),
-		(SELECT count(*) FROM chunks),
-		(SELECT coalesce(sum(entity_count), 0) FROM facts WHERE status = 'active') + (SELECT coalesce(sum(entity_count), 0) FROM chunks),
+		(SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
+		(SELECT coalesce(sum(entity_count), 0) FROM facts WHERE status = 'active') +
+			(SELECT coalesce(sum(c.entity_count), 0) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
 		(SELECT count(*) FROM vectors),
 		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents d WHERE `+notReserved+`)),
 		(SELECT user_version FROM pragma_user_version)`).Scan(
