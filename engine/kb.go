@@ -46,6 +46,8 @@ type ImportedFile struct {
 	Reason  string `json:"reason,omitempty"`
 	// Conflicts are gathered into KBAddResult.Conflicts.
 	Conflicts []KBConflict `json:"-"`
+	// storeErr is why the store refused the file, when it did.
+	storeErr error
 }
 
 // KBAddResult sums up an import.
@@ -119,6 +121,10 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 				progress.FilesDone, progress.FilesTotal, ctx.Err())
 		}
 		res.record(f)
+		if de := (*store.DiskError)(nil); errors.As(f.storeErr, &de) {
+			// Every file after this one would fail the same way; say so once and stop.
+			return res, fmt.Errorf("import stopped after %d of %d files: %w", progress.FilesDone, progress.FilesTotal, f.storeErr)
+		}
 		progress.FilesDone++
 		progress.BytesDone += c.Size
 		progress.Path = c.Path
@@ -152,7 +158,7 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {
 		e.log.Warn("import failed", "path", path, "err", err)
-		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error()}
+		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err}
 	}
 	f := ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
 	if outcome != ImportUnchanged {

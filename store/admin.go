@@ -150,6 +150,10 @@ func (s *Store) Backup(ctx context.Context, dest string) (size int64, err error)
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
 	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+		if de, ok := s.diskError(err).(*DiskError); ok {
+			de.Path = abs // the backup's disk is the one that filled
+			err = de
+		}
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
 	fi, err := os.Stat(abs)

@@ -248,16 +248,17 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // write runs fn in one IMMEDIATE transaction (the driver's default here), so a writer takes
 // the lock up front instead of failing on upgrade.
+// A write the disk refused comes back as a DiskError.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.diskError(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.diskError(err)
 	}
-	return tx.Commit()
+	return s.diskError(tx.Commit())
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }

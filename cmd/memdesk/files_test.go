@@ -6,7 +6,11 @@ package main
 // (issue 15), through the built memdesk binary.
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -140,3 +144,61 @@ func assertSecretNotStored(t *testing.T, r memdeskRun) {
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// TestImportExitStatus: an import where a file was only skipped (not a document) exits 0; one
+// where the disk refused the writes exits 1, says what to do in words, and stops at the first
+// such file rather than failing each of the rest. The disk is made to refuse with a file size
+// limit on the process (ulimit -f; Go ignores SIGXFSZ, so writes fail with EFBIG), which the
+// driver reports as the "disk I/O error" people saw on a full disk.
+func TestImportExitStatus(t *testing.T) {
+	bin := memdeskBinary(t)
+	r := newMemdeskRun(t, bin)
+	dir := filepath.Join(t.TempDir(), "notes")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	docx := filepath.Join(dir, "report.docx")
+	writeFile(t, docx, []byte("not a document memdesk reads"))
+	var skipped importResult
+	r.mustJSON(t, &skipped, "kb", "add", docx) // mustJSON: exit 0
+	if skipped.Failed != 0 || len(skipped.Files) != 1 {
+		t.Errorf("kb add of an unsupported file = %+v, want it skipped", skipped)
+	}
+
+	const files = 12
+	writeBigDocuments(t, dir, files, 400, "one")
+	cmd := exec.Command("/bin/sh", "-c", `ulimit -f 400 && exec "$0" "$@"`, r.bin, "--db", r.db, "--json", "kb", "add", dir)
+	cmd.Env = r.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+		t.Fatalf("kb add with the disk refusing writes: %v, want exit status 1\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	var res importResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("decode %q: %v", stdout.String(), err)
+	}
+	if res.Failed != 1 || res.Added >= files {
+		t.Errorf("kb add with the disk refusing writes: added %d, failed %d; want it to stop at the first failure", res.Added, res.Failed)
+	}
+	for _, want := range []string{"the disk holding " + r.db, "run again; nothing acknowledged was lost"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr = %s\nwant it to say %q", stderr.String(), want)
+		}
+	}
+
+	// Nothing acknowledged was lost, and the import completes once the disk has room.
+	added := res.Added
+	r.checkIntegrity(t)
+	if docs := r.kbList(t); len(docs) != added {
+		t.Errorf("after the refused import kb list shows %d documents, want the %d acknowledged", len(docs), added)
+	}
+	var done importResult
+	r.mustJSON(t, &done, "kb", "add", dir)
+	if done.Failed != 0 || done.Added+done.Unchanged != files {
+		t.Errorf("kb add with room again = %+v, want all %d files in", done, files)
+	}
+	checkNoLeftovers(t, r, 0)
+}
