@@ -56,7 +56,11 @@ func OpenWithin(root, path string) (*os.File, error) {
 	}
 	defer r.Close()
 	// The root itself was opened by name: make sure it is still the folder that was checked.
-	if err := sameAsNamed(r.Stat("."))(root); err != nil {
+	rootInfo, err := r.Stat(".")
+	if err != nil {
+		return nil, err
+	}
+	if err := sameAsNamed(rootInfo, root); err != nil {
 		return nil, err
 	}
 	f, err := r.Open(rel)
@@ -67,33 +71,32 @@ func OpenWithin(root, path string) (*os.File, error) {
 		}
 		return nil, err
 	}
-	if err := sameAsNamed(f.Stat())(path); err != nil {
+	info, err := f.Stat()
+	if err == nil {
+		err = sameAsNamed(info, path)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
 }
 
-// sameAsNamed returns a check that the file described by opened (from an open descriptor) is
-// the one name refers to now, itself and not through a symbolic link.
-func sameAsNamed(opened fs.FileInfo, err error) func(name string) error {
-	return func(name string) error {
-		if err != nil {
-			return err
-		}
-		named, lerr := os.Lstat(name)
-		if lerr != nil {
-			return lerr
-		}
-		if named.Mode()&fs.ModeSymlink != 0 {
-			if target, terr := filepath.EvalSymlinks(name); terr == nil {
-				return fmt.Errorf("%q became a symbolic link to %q after it was checked: %w", name, target, ErrOutsideRoot)
-			}
-			return fmt.Errorf("%q became a symbolic link after it was checked: %w", name, ErrOutsideRoot)
-		}
-		if !os.SameFile(opened, named) {
-			return fmt.Errorf("%q was replaced while it was being opened; run the import again: %w", name, ErrOutsideRoot)
-		}
-		return nil
+// sameAsNamed checks that opened (the Stat of an open descriptor) is the file name refers to
+// now, itself and not through a symbolic link.
+func sameAsNamed(opened fs.FileInfo, name string) error {
+	named, err := os.Lstat(name)
+	if err != nil {
+		return err
 	}
+	if named.Mode()&fs.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(name); err == nil {
+			return fmt.Errorf("%q became a symbolic link to %q after it was checked: %w", name, target, ErrOutsideRoot)
+		}
+		return fmt.Errorf("%q became a symbolic link after it was checked: %w", name, ErrOutsideRoot)
+	}
+	if !os.SameFile(opened, named) {
+		return fmt.Errorf("%q was replaced while it was being opened; run the import again: %w", name, ErrOutsideRoot)
+	}
+	return nil
 }
