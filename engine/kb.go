@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/memdesk/memdesk/engine/ingest"
@@ -46,6 +46,8 @@ type ImportedFile struct {
 	Reason  string `json:"reason,omitempty"`
 	// Conflicts are gathered into KBAddResult.Conflicts.
 	Conflicts []KBConflict `json:"-"`
+	// storeErr is why the store refused the file, when it did.
+	storeErr error
 }
 
 // KBAddResult sums up an import.
@@ -91,6 +93,10 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 	if err != nil {
 		return res, err
 	}
+	// What a crashed import left is reclaimed before this one adds to the store.
+	if err := e.st.RemoveAbandoned(ctx); err != nil {
+		return res, fmt.Errorf("import: clear what an interrupted import left: %w", err)
+	}
 	cands, skipped, err := ingest.Discover(ctx, req.Paths, e.opts.Import)
 	if err != nil {
 		return res, fmt.Errorf("import: %w", err)
@@ -108,13 +114,17 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 			return res, fmt.Errorf("import cancelled after %d of %d files (finished files are kept): %w",
 				progress.FilesDone, progress.FilesTotal, err)
 		}
-		f := e.importFile(ctx, space, c.Path)
+		f := e.importFile(ctx, space, c.Root, c.Path)
 		if f.Outcome == ImportFailed && ctx.Err() != nil {
 			// The file was not stored because we were cancelled, not because it is bad.
 			return res, fmt.Errorf("import cancelled after %d of %d files (finished files are kept): %w",
 				progress.FilesDone, progress.FilesTotal, ctx.Err())
 		}
 		res.record(f)
+		if de := (*store.DiskError)(nil); errors.As(f.storeErr, &de) {
+			// Every file after this one would fail the same way; say so once and stop.
+			return res, fmt.Errorf("import stopped after %d of %d files: %w", progress.FilesDone, progress.FilesTotal, f.storeErr)
+		}
 		progress.FilesDone++
 		progress.BytesDone += c.Size
 		progress.Path = c.Path
@@ -127,9 +137,10 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 	return res, nil
 }
 
-// importFile parses and stores one file; problems with the file become its outcome.
-func (e *Engine) importFile(ctx context.Context, space, path string) ImportedFile {
-	doc, err := ingest.ReadFile(path, e.opts.Import)
+// importFile parses and stores one file, read without leaving root (see ingest.OpenWithin);
+// problems with the file become its outcome.
+func (e *Engine) importFile(ctx context.Context, space, root, path string) ImportedFile {
+	doc, err := ingest.ReadFileWithin(root, path, e.opts.Import)
 	if err != nil {
 		outcome := ImportFailed
 		if isSkippable(err) {
@@ -147,7 +158,7 @@ func (e *Engine) importFile(ctx context.Context, space, path string) ImportedFil
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {
 		e.log.Warn("import failed", "path", path, "err", err)
-		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error()}
+		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err}
 	}
 	f := ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
 	if outcome != ImportUnchanged {
@@ -163,7 +174,7 @@ func (e *Engine) importFile(ctx context.Context, space, path string) ImportedFil
 // isSkippable tells files that are not documents (skipped) from documents that broke (failed).
 func isSkippable(err error) bool {
 	for _, target := range []error{ingest.ErrUnsupported, ingest.ErrTooLarge, ingest.ErrBinary,
-		ingest.ErrNotUTF8, ingest.ErrNoText} {
+		ingest.ErrNotUTF8, ingest.ErrNoText, ingest.ErrOutsideRoot} {
 		if errors.Is(err, target) {
 			return true
 		}
@@ -218,10 +229,24 @@ func (e *Engine) KBReimport(ctx context.Context, docID int64) (ImportedFile, err
 	if err != nil {
 		return ImportedFile{}, err
 	}
-	if _, err := os.Stat(d.Path); err != nil {
+	// Imports store resolved paths, so a path that resolves elsewhere now had a symbolic link
+	// swapped in after the import: following it could read any file this process can (as
+	// root, /etc/shadow), and would then serve it to agents.
+	real, err := filepath.EvalSymlinks(d.Path)
+	if err != nil {
 		return ImportedFile{}, fmt.Errorf("re-import document %d: %w; if the file moved, import it again from its new place and remove this one with `kb rm %d`", docID, err, docID)
 	}
-	f := e.importFile(ctx, d.Space, d.Path)
+	if real != d.Path {
+		f := ImportedFile{Path: d.Path, DocID: docID, Outcome: ImportSkipped,
+			Reason: "symbolic link leads outside the folder you chose: " + real}
+		if ingest.WithinRoot(filepath.Dir(d.Path), real) {
+			f.Reason = "the file is now a symbolic link to " + real + "; import that file itself if you mean it"
+		}
+		return f, fmt.Errorf("re-import %s: %s", d.Path, f.Reason)
+	}
+	// The check above and the read are separate steps; the read itself (OpenWithin) refuses
+	// a link swapped in between them.
+	f := e.importFile(ctx, d.Space, filepath.Dir(d.Path), d.Path)
 	if f.Outcome == ImportFailed || f.Outcome == ImportSkipped {
 		return f, fmt.Errorf("re-import %s: %s", d.Path, f.Reason)
 	}

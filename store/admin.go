@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -21,7 +23,8 @@ type Stats struct {
 	SchemaVersion   int   `json:"schema_version"`
 }
 
-// Stats reads the counts in one statement, so they are consistent with each other.
+// Stats reads the counts in one statement, so they are consistent with each other. Chunks of
+// an import still being written, or of a version being removed, are not counted.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	err := s.db.QueryRowContext(ctx, `SELECT
@@ -29,8 +32,9 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		(SELECT count(*) FROM facts WHERE status = 'superseded'),
 		(SELECT count(*) FROM facts WHERE status = 'deleted'),
 		(SELECT count(*) FROM documents d WHERE `+notReserved+`),
-		(SELECT count(*) FROM chunks),
-		(SELECT coalesce(sum(entity_count), 0) FROM facts WHERE status = 'active') + (SELECT coalesce(sum(entity_count), 0) FROM chunks),
+		(SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
+		(SELECT coalesce(sum(entity_count), 0) FROM facts WHERE status = 'active') +
+			(SELECT coalesce(sum(c.entity_count), 0) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
 		(SELECT count(*) FROM vectors),
 		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents d WHERE `+notReserved+`)),
 		(SELECT user_version FROM pragma_user_version)`).Scan(
@@ -128,21 +132,46 @@ func (s *Store) sqliteIntegrity(ctx context.Context, problems *[]string) error {
 // Backup writes a consistent, compacted copy of the database to dest with VACUUM INTO,
 // while other connections keep reading and writing; it refuses to overwrite a file. It
 // returns the copy's size.
-func (s *Store) Backup(ctx context.Context, dest string) (int64, error) {
+//
+// The copy holds every memory, so it is user-only from its first byte: Backup creates dest
+// itself, empty, with O_EXCL and mode 0600, and VACUUM INTO then fills that file (SQLite
+// accepts an existing empty file, and keeps its mode; left to itself it would create the file
+// under the process umask, 0644 under the usual 022, and a chmod after would leave the whole
+// write readable by others). O_EXCL is also the one race-free refusal to overwrite. A failed
+// backup removes the file it created, so no empty or partial copy is left to mistake for one.
+func (s *Store) Backup(ctx context.Context, dest string) (size int64, err error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", dest, err)
 	}
-	if _, err := os.Stat(abs); err == nil {
-		return 0, fmt.Errorf("back up to %q: the file exists; choose a new name", abs)
-	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
-	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return 0, fmt.Errorf("back up to %q: the file exists; choose a new name", abs)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
-	if err := os.Chmod(abs, 0o600); err != nil {
+	defer func() {
+		if err != nil {
+			os.Remove(abs)
+		}
+	}()
+	// A umask can only narrow 0600, but say exactly what is wanted.
+	err = f.Chmod(0o600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+		if de, ok := s.diskError(err).(*DiskError); ok {
+			de.Path = abs // the backup's disk is the one that filled
+			err = de
+		}
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
 	fi, err := os.Stat(abs)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,8 @@ import (
 // one short transaction then moves it into its space, retiring the version it replaces the
 // same way, and the retired version is removed in short transactions after. A reader sees
 // the old document or the new one, whole, never a mix; a crash leaves only rows in those
-// reserved spaces, which the next import clears.
+// reserved spaces, which the next open or import clears (importlock.go says how it tells a
+// crashed import from a live one in another process).
 const (
 	// stagedChunks is the chunk count above which a document is written in pieces, and the
 	// size of each piece.
@@ -26,8 +28,8 @@ const (
 	// stagingSpace and retiredSpace prefix the reserved spaces.
 	stagingSpace = "\x01staging:"
 	retiredSpace = "\x01retired:"
-	// abandonedAfter is how long a staging document may go without a new piece before an
-	// import in another process counts it abandoned (its writer crashed) and removes it.
+	// abandonedAfter is, only where the platform has no file locks, how long a staging
+	// document may go without a new piece before it counts as abandoned.
 	abandonedAfter = time.Hour
 )
 
@@ -36,9 +38,14 @@ const (
 const notReserved = `substr(d.space, 1, 1) != char(1)`
 
 func reservedSpace(prefix string) string {
+	return prefix + importToken()
+}
+
+// importToken names one staged import: its staging space and its lock file.
+func importToken() string {
 	b := make([]byte, 8)
 	rand.Read(b)
-	return prefix + hex.EncodeToString(b)
+	return hex.EncodeToString(b)
 }
 
 // putDocumentStaged is PutDocument for a document with more than stagedChunks chunks.
@@ -57,10 +64,17 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 		return 0, "", err
 	}
 
+	// The lock comes before the first row, so no other process can see the row unlocked.
+	token := importToken()
+	lock, err := s.lockImport(token)
+	if err != nil {
+		return 0, "", err
+	}
+	defer lock.release()
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			reservedSpace(stagingSpace), in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
+			stagingSpace+token, in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
 		if err != nil {
 			return err
 		}
@@ -76,7 +90,8 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 			if err := insertChunks(ctx, tx, id, in.Chunks[start:end]); err != nil {
 				return err
 			}
-			// The heartbeat that tells a live import from an abandoned one.
+			// The heartbeat that tells a live import from an abandoned one where there are
+			// no file locks.
 			_, err := tx.ExecContext(ctx, `UPDATE documents SET imported_at = ? WHERE id = ?`, nowMillis(), id)
 			return err
 		})
@@ -105,9 +120,16 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE documents SET space = ?, imported_at = ? WHERE id = ?`,
-			in.Space, nowMillis(), id)
-		return err
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET space = ?, imported_at = ? WHERE id = ? AND space = ?`,
+			in.Space, nowMillis(), id, stagingSpace+token)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			// Only a lock file removed by hand lets another process reclaim a live import.
+			return errors.Join(err, fmt.Errorf("staged document %d was removed while it was written; import it again", id))
+		}
+		return nil
 	})
 	if err != nil {
 		if rerr := s.removeInPieces(context.WithoutCancel(ctx), id); rerr != nil {
@@ -152,28 +174,70 @@ func (s *Store) removeInPieces(ctx context.Context, docID int64) error {
 	})
 }
 
-// RemoveAbandoned removes what interrupted imports left behind: retired versions, and staging
-// documents no writer has added to for abandonedAfter.
+// RemoveAbandoned removes what interrupted imports and removals left behind, whatever its
+// age: retired versions, and staging documents whose writer is gone (its import lock is
+// free). A staging document whose writer still runs, in this process or another, is left
+// alone. Open and every import call it.
 func (s *Store) RemoveAbandoned(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM documents
-		WHERE substr(space, 1, length(?)) = ? OR (substr(space, 1, length(?)) = ? AND imported_at < ?)`,
-		retiredSpace, retiredSpace, stagingSpace, stagingSpace, time.Now().Add(-abandonedAfter).UnixMilli())
+	rows, err := s.db.QueryContext(ctx, `SELECT id, space, imported_at FROM documents d WHERE NOT (`+notReserved+`)`)
 	if err != nil {
 		return fmt.Errorf("find abandoned imports: %w", err)
 	}
-	var ids []int64
+	type reserved struct {
+		id       int64
+		space    string
+		imported int64
+	}
+	var found []reserved
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var r reserved
+		if err := rows.Scan(&r.id, &r.space, &r.imported); err != nil {
 			rows.Close()
 			return fmt.Errorf("find abandoned imports: %w", err)
 		}
-		ids = append(ids, id)
+		found = append(found, r)
 	}
 	rows.Close()
-	for _, id := range ids {
-		if err := s.removeInPieces(ctx, id); err != nil {
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find abandoned imports: %w", err)
+	}
+	for _, r := range found {
+		token, staging := strings.CutPrefix(r.space, stagingSpace)
+		if staging {
+			alive, err := s.importAlive(token)
+			if errors.Is(err, errNoFileLock) {
+				alive, err = time.Since(time.UnixMilli(r.imported)) < abandonedAfter, nil
+			}
+			if err != nil {
+				return fmt.Errorf("check import %d: %w", r.id, err)
+			}
+			if alive {
+				continue
+			}
+			// Retired first, and only if it is still this staging document: its writer may
+			// have finished (and freed its lock) since the list above was read.
+			var moved int64
+			err = s.write(ctx, func(tx *sql.Tx) error {
+				res, err := tx.ExecContext(ctx, `UPDATE documents SET space = ? WHERE id = ? AND space = ?`,
+					reservedSpace(retiredSpace), r.id, r.space)
+				if err != nil {
+					return err
+				}
+				moved, err = res.RowsAffected()
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("reclaim import %d: %w", r.id, err)
+			}
+			if moved == 0 {
+				continue
+			}
+		}
+		if err := s.removeInPieces(ctx, r.id); err != nil {
 			return err
+		}
+		if staging {
+			s.removeImportLock(token)
 		}
 	}
 	return nil

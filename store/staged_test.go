@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,41 +111,93 @@ func TestStagedImportIsWholeOrNothing(t *testing.T) {
 
 func TestRemoveAbandonedImports(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
-	// What a crash leaves: a staging document no one has added to for hours, a live one,
-	// and a retired version.
+	path := filepath.Join(t.TempDir(), "memdesk.db")
+	s, err := Open(ctx, path, Options{Words: wordsForTest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	if _, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/notes/a.md", Title: "a", Format: "text", Hash: "a",
+		Chunks: []Chunk{{Text: "leftover text in a real document"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// What crashes leave: a staging document written a moment ago by a process now dead (no
+	// lock held), a retired version; and a live import whose last piece is hours old (a
+	// slow writer, a laptop asleep) that holds its lock.
+	live, err := s.lockImport("live")
+	if err != nil || live == nil {
+		t.Fatalf("lockImport = %v, %v", live, err)
+	}
+	defer live.release()
 	old := time.Now().Add(-2 * abandonedAfter).UnixMilli()
-	for _, d := range []struct {
-		space string
-		at    int64
-	}{{stagingSpace + "dead", old}, {stagingSpace + "live", time.Now().UnixMilli()}, {retiredSpace + "x", old}} {
-		res, err := s.db.Exec(`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, 'p', 't', 'text', 'h', 1, ?)`, d.space, d.at)
+	addReserved := func(space string, at int64) {
+		t.Helper()
+		res, err := s.db.Exec(`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, 'p', 't', 'text', 'h', 1, ?)`, space, at)
 		if err != nil {
 			t.Fatal(err)
 		}
 		id, _ := res.LastInsertId()
-		if _, err := s.db.Exec(`INSERT INTO chunks(doc_id, ordinal, text, byte_start, byte_end, line_start, line_end) VALUES (?, 0, 'leftover text', 0, 1, 1, 1)`, id); err != nil {
-			t.Fatal(err)
+		for i := range 3 {
+			if _, err := s.db.Exec(`INSERT INTO chunks(doc_id, ordinal, text, byte_start, byte_end, line_start, line_end, wlen) VALUES (?, ?, 'leftover text', 0, 1, 1, 1, 2)`, id, i); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	if docs, _ := s.ListDocuments(ctx, ""); len(docs) != 0 {
-		t.Errorf("documents in reserved spaces are listed: %+v", docs)
+	addReserved(stagingSpace+"dead", time.Now().UnixMilli())
+	addReserved(stagingSpace+"live", old)
+	addReserved(retiredSpace+"x", time.Now().UnixMilli())
+	reservedLeft := func() []string {
+		t.Helper()
+		var left []string
+		rows, err := s.db.Query(`SELECT space FROM documents d WHERE NOT (` + notReserved + `) ORDER BY space`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var sp string
+			rows.Scan(&sp)
+			left = append(left, sp)
+		}
+		return left
 	}
-	if st, _ := s.Stats(ctx); st.Documents != 0 || st.Spaces != 0 {
-		t.Errorf("stats count reserved spaces: %+v", st)
+
+	if docs, _ := s.ListDocuments(ctx, ""); len(docs) != 1 {
+		t.Errorf("documents listed: %+v, want only the real one", docs)
 	}
+	if st, _ := s.Stats(ctx); st.Documents != 1 || st.Spaces != 1 || st.Chunks != 1 {
+		t.Errorf("stats count reserved spaces: %+v, want 1 document, 1 space, 1 chunk", st)
+	}
+	if df, err := s.WordDF(ctx, KindChunk, "", []string{"leftover"}, 100); err != nil || df["leftover"] != 1 {
+		t.Errorf("WordDF(leftover) = %v, %v; want 1 (staged chunks are not documents yet)", df, err)
+	}
+	if _, total, err := s.MissingVectors(ctx, KindChunk, "fp", 0, 100); err != nil || total != 1 {
+		t.Errorf("MissingVectors(chunks) total = %d, %v; want 1 (staged chunks are not embedded)", total, err)
+	}
+
 	if err := s.RemoveAbandoned(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var left []string
-	rows, _ := s.db.Query(`SELECT space FROM documents`)
-	for rows.Next() {
-		var sp string
-		rows.Scan(&sp)
-		left = append(left, sp)
+	if got, want := reservedLeft(), []string{stagingSpace + "live"}; !slices.Equal(got, want) {
+		t.Errorf("after RemoveAbandoned reserved documents are %q, want %q: the dead import is reclaimed whatever its age, the live one kept whatever its age", got, want)
 	}
-	rows.Close()
-	if len(left) != 1 || left[0] != stagingSpace+"live" {
-		t.Errorf("after RemoveAbandoned documents in %q, want only the live staging one", left)
+
+	// Its writer gone (the lock dropped, the file left, as a kill leaves it), the next open
+	// reclaims the last one, and its lock file.
+	live.f.Close()
+	s.Close()
+	if s, err = Open(ctx, path, Options{Words: wordsForTest}); err != nil {
+		t.Fatal(err)
+	}
+	if got := reservedLeft(); len(got) != 0 {
+		t.Errorf("after reopening reserved documents are %q, want none", got)
+	}
+	var chunks int
+	s.db.QueryRow(`SELECT count(*) FROM chunks`).Scan(&chunks)
+	if chunks != 1 {
+		t.Errorf("%d chunk rows left, want 1", chunks)
+	}
+	if _, err := os.Stat(s.importLockPath("live")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("lock file of the reclaimed import: %v, want it removed", err)
 	}
 }

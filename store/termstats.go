@@ -16,9 +16,11 @@ func (s *Store) WordDF(ctx context.Context, kind, space string, terms []string, 
 	var q string
 	var scope []any
 	if kind == KindChunk {
-		q = `SELECT count(*) FROM (SELECT 1 FROM ` + t + ` JOIN chunks c ON c.id = ` + t + `.rowid`
+		// Every space but the reserved ones: a staged import's chunks are not yet a document.
+		q = `SELECT count(*) FROM (SELECT 1 FROM ` + t + ` JOIN chunks c ON c.id = ` + t + `.rowid
+			JOIN documents d ON d.id = c.doc_id AND ` + notReserved
 		if space != "" {
-			q += ` JOIN documents d ON d.id = c.doc_id AND d.space = ?`
+			q += ` AND d.space = ?`
 			scope = []any{space}
 		}
 	} else {

@@ -87,7 +87,8 @@ func (s *Store) MissingVectors(ctx context.Context, kind, fingerprint string, af
 	t := ownerTable(kind)
 	textCol, active := "content", ` AND o.status = 'active'`
 	if kind == KindChunk {
-		textCol, active = "text", ""
+		// Not the chunks of an import still being staged or a version being removed.
+		textCol, active = "text", ` AND EXISTS (SELECT 1 FROM documents d WHERE d.id = o.doc_id AND `+notReserved+`)`
 	}
 	missing := ` NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` + validVector + `)` + active
 	var total int
@@ -162,7 +163,7 @@ func (s *Store) VectorGeneration(ctx context.Context, kind string) (int64, error
 	return n, nil
 }
 
-// VectorDiagnosis counts, over active facts and all chunks, what stands between the database
+// VectorDiagnosis counts, over active facts and the chunks of documents, what stands between the database
 // and a complete index in one fingerprint.
 type VectorDiagnosis struct {
 	// Current owners have a usable vector (or a zero-vector marker) in the fingerprint.
@@ -182,7 +183,8 @@ type VectorDiagnosis struct {
 // DiagnoseVectors counts current, stale, space-stale, legacy and orphaned vectors.
 func (s *Store) DiagnoseVectors(ctx context.Context, fingerprint string) (VectorDiagnosis, error) {
 	var d VectorDiagnosis
-	const owners = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL SELECT 'chunk', id FROM chunks`
+	const owners = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL
+		SELECT 'chunk', c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE ` + notReserved
 	err := s.db.QueryRowContext(ctx, `SELECT
 		coalesce(sum(v.fingerprint = ? AND length(v.vec) = 4 * v.dims), 0),
 		coalesce(sum(v.fingerprint = ? AND v.dims = 0 AND length(v.vec) = 0), 0),

@@ -386,6 +386,10 @@ func (c *cli) kbAdd(ctx context.Context, args []string) error {
 		if perr := c.emit(res, func(w io.Writer) { printImport(w, res) }); perr != nil {
 			return perr
 		}
+		if err == nil && res.Failed > 0 {
+			// Skipped files are not documents; a failed one is a document that was not stored.
+			err = fmt.Errorf("%d files failed to import (listed above); fix what their reasons say and run the import again", res.Failed)
+		}
 		return err
 	})
 }

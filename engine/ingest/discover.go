@@ -13,7 +13,12 @@ import (
 
 // Candidate is a file an import should read.
 type Candidate struct {
-	Path string // absolute and cleaned
+	// Path is absolute, cleaned and resolved: symbolic links followed, so it names the file
+	// itself, and a later read can tell whether a link was swapped in since.
+	Path string
+	// Root is the resolved folder the file was found in (the file's own folder for a file
+	// named directly): OpenWithin never reads outside it.
+	Root string
 	Size int64
 }
 
@@ -26,9 +31,13 @@ type Skipped struct {
 // Discover expands files and folders, recursively, into the files an import should read,
 // sorted by path. Files named explicitly are always considered; inside folders, hidden
 // entries and files of other types are passed over silently since they are not documents.
-// Symbolic links are followed, each real folder is read once so link loops end, and a file
-// reached twice is listed once. Only a named path that does not exist, or cancellation, is an
-// error; everything else that cannot be read is reported in the skipped list.
+// Symbolic links inside a folder are followed only while they stay inside it: a link that
+// leads out (to /etc/passwd, to another folder) is skipped with its target as the reason,
+// since an import of a folder must never publish what lies beyond it. A path named directly
+// is followed wherever it leads (the person chose it), and its resolved path recorded. Each
+// real folder is read once so link loops end, and a file reached twice is listed once. Only a
+// named path that does not exist, or cancellation, is an error; everything else that cannot
+// be read is reported in the skipped list.
 func Discover(ctx context.Context, paths []string, lim Limits) ([]Candidate, []Skipped, error) {
 	d := discovery{lim: lim.withDefaults(), seenFiles: map[string]bool{}, seenDirs: map[string]bool{}}
 	for _, p := range paths {
@@ -46,7 +55,12 @@ func Discover(ctx context.Context, paths []string, lim Limits) ([]Candidate, []S
 		case err != nil:
 			d.skip(abs, "cannot read: "+reason(err))
 		case info.IsDir():
-			if err := d.walk(ctx, abs); err != nil {
+			root, err := filepath.EvalSymlinks(abs)
+			if err != nil {
+				d.skip(abs, "cannot read folder: "+reason(err))
+				continue
+			}
+			if err := d.walk(ctx, abs, root); err != nil {
 				return nil, nil, err
 			}
 		default:
@@ -54,7 +68,12 @@ func Discover(ctx context.Context, paths []string, lim Limits) ([]Candidate, []S
 				d.skip(abs, fmt.Sprintf("unsupported file type %q (memdesk reads .md, .txt, .html and .pdf)", filepath.Ext(abs)))
 				continue
 			}
-			d.file(abs, info)
+			real, err := filepath.EvalSymlinks(abs)
+			if err != nil {
+				d.skip(abs, "cannot read: "+reason(err))
+				continue
+			}
+			d.file(abs, real, filepath.Dir(real), info)
 		}
 	}
 	sort.Slice(d.found, func(i, j int) bool { return d.found[i].Path < d.found[j].Path })
@@ -74,9 +93,9 @@ func (d *discovery) skip(path, why string) {
 	d.skipped = append(d.skipped, Skipped{Path: path, Reason: why})
 }
 
-// walk visits the folder tree under root with an explicit stack, so a deep tree costs no
-// goroutine stack.
-func (d *discovery) walk(ctx context.Context, root string) error {
+// walk visits the folder tree under root (realRoot resolved) with an explicit stack, so a
+// deep tree costs no goroutine stack.
+func (d *discovery) walk(ctx context.Context, root, realRoot string) error {
 	stack := []string{root}
 	for len(stack) > 0 {
 		dir := stack[len(stack)-1]
@@ -84,6 +103,12 @@ func (d *discovery) walk(ctx context.Context, root string) error {
 		real, err := filepath.EvalSymlinks(dir)
 		if err != nil {
 			d.skip(dir, "cannot read folder: "+reason(err))
+			continue
+		}
+		if !WithinRoot(realRoot, real) {
+			// Entries are checked before they are stacked; this catches a folder swapped
+			// for a link in between.
+			d.skip(dir, outsideReason(real))
 			continue
 		}
 		if d.seenDirs[real] {
@@ -112,25 +137,37 @@ func (d *discovery) walk(ctx context.Context, root string) error {
 				}
 				continue
 			}
+			_, ferr := FormatOf(path)
+			realPath := filepath.Join(real, e.Name())
+			if e.Type()&fs.ModeSymlink != 0 {
+				if realPath, err = filepath.EvalSymlinks(path); err != nil {
+					d.skip(path, "cannot read: "+reason(err))
+					continue
+				}
+				if !WithinRoot(realRoot, realPath) {
+					// Said out loud for folders and documents; a link to some other kind of
+					// file would not have been imported anyway.
+					if info.IsDir() || ferr == nil {
+						d.skip(path, outsideReason(realPath))
+					}
+					continue
+				}
+			}
 			if info.IsDir() {
 				stack = append(stack, path)
 				continue
 			}
-			if _, err := FormatOf(path); err == nil {
-				d.file(path, info)
+			if ferr == nil {
+				d.file(path, realPath, realRoot, info)
 			}
 		}
 	}
 	return nil
 }
 
-// file records one document file, or the reason it cannot be imported.
-func (d *discovery) file(path string, info fs.FileInfo) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		d.skip(path, "cannot read: "+reason(err))
-		return
-	}
+// file records one document file, found as path and resolved to real under root, or the
+// reason it cannot be imported.
+func (d *discovery) file(path, real, root string, info fs.FileInfo) {
 	if d.seenFiles[real] {
 		return
 	}
@@ -142,13 +179,13 @@ func (d *discovery) file(path string, info fs.FileInfo) {
 		d.skip(path, fmt.Sprintf("file too large (%s > limit %s)", byteSize(info.Size()), byteSize(d.lim.MaxFileBytes)))
 	default:
 		// Opening is the one reliable test of read permission (ACLs, root, network mounts).
-		f, err := os.Open(path)
+		f, err := OpenWithin(root, real)
 		if err != nil {
 			d.skip(path, "cannot read: "+reason(err))
 			return
 		}
 		f.Close()
-		d.found = append(d.found, Candidate{Path: path, Size: info.Size()})
+		d.found = append(d.found, Candidate{Path: real, Root: root, Size: info.Size()})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestDiscover(t *testing.T) {
@@ -75,7 +76,8 @@ func TestDiscover(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Discover(%q) error: %v", tc.paths, err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			// Root depends on which path named the file; TestDiscoverSymlinks checks it.
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Candidate{}, "Root")); diff != "" {
 				t.Errorf("Discover(%q) candidates mismatch (-want +got):\n%s", tc.paths, diff)
 			}
 			if diff := cmp.Diff(tc.wantSkipped, skipped); diff != "" {
@@ -137,20 +139,140 @@ func TestDiscoverSymlinks(t *testing.T) {
 	for _, c := range got {
 		gotPaths = append(gotPaths, strings.TrimPrefix(c.Path, root+string(filepath.Separator)))
 	}
-	// ext.md and outdir/o.md are the same file: the first one met is kept.
-	if diff := cmp.Diff([]string{"a.md", "ext.md"}, gotPaths); diff != "" {
+	// sub/dup.md is a.md again; ext.md and outdir lead out of the folder and are refused.
+	if diff := cmp.Diff([]string{"a.md"}, gotPaths); diff != "" {
 		t.Errorf("Discover() candidates mismatch (-want +got):\n%s", diff)
 	}
-	var skippedPaths []string
+	gotSkipped := map[string]string{}
 	for _, s := range skipped {
-		skippedPaths = append(skippedPaths, strings.TrimPrefix(s.Path, root+string(filepath.Separator)))
-		if !strings.HasPrefix(s.Reason, "cannot read: ") {
-			t.Errorf("skipped %s: reason %q, want a 'cannot read' reason", s.Path, s.Reason)
-		}
+		gotSkipped[strings.TrimPrefix(s.Path, root+string(filepath.Separator))] = s.Reason
 	}
-	if diff := cmp.Diff([]string{"dangling.md", "self.md"}, skippedPaths); diff != "" {
+	wantSkipped := map[string]string{
+		"dangling.md": "cannot read: no such file or directory",
+		"self.md":     "cannot read: too many levels of symbolic links",
+		"ext.md":      "symbolic link leads outside the folder you chose: " + filepath.Join(outside, "o.md"),
+		"outdir":      "symbolic link leads outside the folder you chose: " + outside,
+	}
+	if diff := cmp.Diff(wantSkipped, gotSkipped); diff != "" {
 		t.Errorf("Discover() skipped mismatch (-want +got):\n%s", diff)
 	}
+
+	// A link named directly is the person's choice: followed, and recorded resolved.
+	got, skipped, err = Discover(context.Background(), []string{filepath.Join(root, "ext.md")}, Limits{})
+	want := []Candidate{{Path: filepath.Join(outside, "o.md"), Root: outside, Size: 6}}
+	if err != nil || len(skipped) != 0 || !cmp.Equal(want, got) {
+		t.Errorf("Discover(named link) = %+v, skipped %+v, %v; want %+v", got, skipped, err, want)
+	}
+}
+
+// TestReadWithinRefusesSwappedLinks swaps a file, then its folder, for links out of the root
+// after Discover has checked them: the read must refuse both, not follow them.
+func TestReadWithinRefusesSwappedLinks(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+	for _, dir := range []string{filepath.Join(root, "sub"), outside} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(root, "a.md"), filepath.Join(root, "sub", "b.md")} {
+		if err := os.WriteFile(f, []byte("# doc\n\nplain note\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(outside, "a.md")
+	if err := os.WriteFile(secret, []byte("root:secret-hash:19000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "b.md"), []byte("root:secret-hash:19000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cands, _, err := Discover(context.Background(), []string{root}, Limits{})
+	if err != nil || len(cands) != 2 {
+		t.Fatalf("Discover() = %+v, %v; want 2 candidates", cands, err)
+	}
+	for _, c := range cands {
+		if _, err := ReadFileWithin(c.Root, c.Path, Limits{}); err != nil {
+			t.Fatalf("ReadFileWithin(%s) before the swap: %v", c.Path, err)
+		}
+	}
+	// The file becomes a link to the secret.
+	if err := os.Remove(filepath.Join(root, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(root, "a.md")); err != nil {
+		t.Skipf("cannot create symlinks here: %v", err)
+	}
+	// The folder becomes a link to the outside folder, which holds a b.md too.
+	if err := os.Rename(filepath.Join(root, "sub"), filepath.Join(base, "sub-moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		doc, err := ReadFileWithin(c.Root, c.Path, Limits{})
+		if !errors.Is(err, ErrOutsideRoot) {
+			t.Errorf("ReadFileWithin(%s) after a link was swapped in = %q, %v; want %v", c.Path, doc.Text, err, ErrOutsideRoot)
+		}
+	}
+	// A file named directly has its own folder as root: swapping that folder is refused too.
+	named := filepath.Join(root, "sub", "b.md")
+	if _, err := ReadFileWithin(filepath.Join(root, "sub"), named, Limits{}); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("ReadFileWithin(root = a folder swapped for a link) error = %v, want %v", err, ErrOutsideRoot)
+	}
+}
+
+var withinRootCases = []struct {
+	root, path string
+	want       bool
+}{
+	{"/data/notes", "/data/notes", true},
+	{"/data/notes", "/data/notes/a.md", true},
+	{"/data/notes", "/data/notes/sub/b.md", true},
+	{"/data/notes", "/data/notes-old/a.md", false},
+	{"/data/notes", "/data", false},
+	{"/data/notes", "/etc/passwd", false},
+	{"/data/notes", "/data/notes/../secret", false},
+	{"/data/notes/", "/data/notes/a.md", true},
+	{"/", "/etc/passwd", true},
+	{"/data/notes", "relative/a.md", false},
+	{"", "/a", false},
+}
+
+func TestWithinRoot(t *testing.T) {
+	for _, tc := range withinRootCases {
+		t.Run(tc.root+" "+tc.path, func(t *testing.T) {
+			if got := WithinRoot(tc.root, tc.path); got != tc.want {
+				t.Errorf("WithinRoot(%q, %q) = %v, want %v", tc.root, tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzWithinRoot checks WithinRoot against filepath.Rel, a different way to ask the same
+// question: under root exactly when the relative path does not climb out.
+func FuzzWithinRoot(f *testing.F) {
+	for _, tc := range withinRootCases {
+		f.Add(tc.root, tc.path)
+	}
+	f.Fuzz(func(t *testing.T, root, path string) {
+		got := WithinRoot(root, path)
+		if !filepath.IsAbs(root) || !filepath.IsAbs(path) {
+			if got {
+				t.Fatalf("WithinRoot(%q, %q) = true for a relative path", root, path)
+			}
+			return
+		}
+		rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+		want := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if got != want {
+			t.Fatalf("WithinRoot(%q, %q) = %v, but filepath.Rel gives %q, %v", root, path, got, rel, err)
+		}
+		if got && !WithinRoot(root, filepath.Dir(path)) && filepath.Clean(path) != filepath.Clean(root) {
+			t.Fatalf("WithinRoot(%q, %q) but not its folder %q", root, path, filepath.Dir(path))
+		}
+	})
 }
 
 func TestDiscoverUnreadableFolder(t *testing.T) {

@@ -142,7 +142,6 @@ func Parse(path string, data []byte, lim Limits) (Document, error) {
 // ReadFile reads and parses the file at path. It checks the size before reading, so a huge
 // or sparse file is refused without being loaded.
 func ReadFile(path string, lim Limits) (Document, error) {
-	lim = lim.withDefaults()
 	if _, err := FormatOf(path); err != nil {
 		return Document{}, err
 	}
@@ -151,6 +150,27 @@ func ReadFile(path string, lim Limits) (Document, error) {
 		return Document{}, fmt.Errorf("open %q: %w", path, err)
 	}
 	defer f.Close()
+	return readOpened(path, f, lim)
+}
+
+// ReadFileWithin is ReadFile for a file an import found under root: it opens path with
+// OpenWithin, so a symbolic link swapped in since Discover looked cannot make it read a file
+// outside root. Both must be resolved, as Discover's candidates are.
+func ReadFileWithin(root, path string, lim Limits) (Document, error) {
+	if _, err := FormatOf(path); err != nil {
+		return Document{}, err
+	}
+	f, err := OpenWithin(root, path)
+	if err != nil {
+		return Document{}, fmt.Errorf("open %q: %w", path, err)
+	}
+	defer f.Close()
+	return readOpened(path, f, lim)
+}
+
+// readOpened reads and parses the open file f, found at path.
+func readOpened(path string, f *os.File, lim Limits) (Document, error) {
+	lim = lim.withDefaults()
 	info, err := f.Stat()
 	if err != nil {
 		return Document{}, fmt.Errorf("stat %q: %w", path, err)

@@ -1,0 +1,155 @@
+//go:build unix
+
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// backupTestStore opens a store whose onVacuum runs as VACUUM INTO starts (from SQLite's
+// statement trace), filled with enough text that the copy takes a while to write.
+func backupTestStore(t *testing.T, onVacuum func()) *Store {
+	t.Helper()
+	var mu sync.Mutex
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "memdesk.db"), Options{
+		Words: wordsForTest,
+		TraceSQL: func(sql string) {
+			if strings.HasPrefix(sql, "VACUUM INTO") {
+				mu.Lock()
+				defer mu.Unlock()
+				onVacuum()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	in := bigDocument("/notes/big.txt", "h", 2000, strings.Repeat("ledger ", 100))
+	if _, _, err := s.PutDocument(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBackupIsUserOnlyThroughout backs up under umask 0, where a file SQLite creates itself
+// is 0644, and looks at the copy's mode as VACUUM INTO starts, while it writes and after.
+func TestBackupIsUserOnlyThroughout(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	var atStart string
+	s := backupTestStore(t, func() {
+		if fi, err := os.Stat(dest); err != nil {
+			atStart = err.Error()
+		} else {
+			atStart = fi.Mode().String()
+		}
+	})
+
+	// Watch the file while the copy is written; every mode it ever shows is recorded.
+	seen := map[fs.FileMode]bool{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if fi, err := os.Stat(dest); err == nil {
+				seen[fi.Mode().Perm()] = true
+			}
+		}
+	}()
+	size, err := s.Backup(context.Background(), dest)
+	close(stop)
+	wg.Wait()
+	if err != nil || size <= 0 {
+		t.Fatalf("Backup = %d, %v", size, err)
+	}
+	if want := fs.FileMode(0o600).String(); atStart != want {
+		t.Errorf("backup file as VACUUM INTO starts: %s, want %s (created user-only before SQLite writes)", atStart, want)
+	}
+	for mode := range seen {
+		if mode != 0o600 {
+			t.Errorf("backup file was %v at some moment while written, want only 0600", mode)
+		}
+	}
+	if fi, err := os.Stat(dest); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup file after: %v, %v; want mode 0600", fi.Mode(), err)
+	}
+}
+
+// TestFailedBackupLeavesNothing fails backups in different ways: none may leave a file.
+func TestFailedBackupLeavesNothing(t *testing.T) {
+	t.Run("interrupted while writing", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s := backupTestStore(t, cancel)
+		dir := t.TempDir()
+		dest := filepath.Join(dir, "copy.db")
+		if _, err := s.Backup(ctx, dest); err == nil {
+			t.Fatal("Backup interrupted as VACUUM INTO starts: no error")
+		}
+		assertEmptyDir(t, dir)
+	})
+	t.Run("folder not writable", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root writes into read-only folders")
+		}
+		s := backupTestStore(t, func() {})
+		dir := t.TempDir()
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(dir, 0o700)
+		if _, err := s.Backup(context.Background(), filepath.Join(dir, "copy.db")); err == nil {
+			t.Fatal("Backup into a read-only folder: no error")
+		}
+		assertEmptyDir(t, dir)
+	})
+	t.Run("existing file is refused and untouched", func(t *testing.T) {
+		s := backupTestStore(t, func() {})
+		dest := filepath.Join(t.TempDir(), "copy.db")
+		for _, content := range []string{"", "someone's file"} {
+			if err := os.WriteFile(dest, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Backup(context.Background(), dest)
+			if err == nil || !strings.Contains(err.Error(), "exists") {
+				t.Errorf("Backup over a file holding %q: %v, want a refusal", content, err)
+			}
+			if got, rerr := os.ReadFile(dest); rerr != nil || string(got) != content {
+				t.Errorf("the existing file after the refusal holds %q, %v; want %q", got, rerr, content)
+			}
+		}
+	})
+}
+
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		info, _ := e.Info()
+		names = append(names, fmt.Sprintf("%s (%v, %d bytes)", e.Name(), info.Mode(), info.Size()))
+	}
+	if len(names) != 0 {
+		t.Errorf("a failed backup left %s", strings.Join(names, ", "))
+	}
+}

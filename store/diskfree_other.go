@@ -1,0 +1,5 @@
+//go:build !linux && !darwin && !windows
+
+package store
+
+func freeBytes(string) (uint64, bool) { return 0, false }
