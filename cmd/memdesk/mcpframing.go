@@ -416,6 +416,9 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode an MCP message: %w", err)
 	}
+	// Agents' clients print tool results to terminals too: C1 controls and bidi overrides
+	// go out escaped, as in the CLI's JSON; decoded, the text is the same.
+	data = escapeJSONControls(data)
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		return c.writeRaw(data)

@@ -452,3 +452,48 @@ func TestReadLinesBound(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPOutputEscapesControls: a fact holding C1 controls and a bidi override, remembered
+// and recalled over a real `memdesk mcp` session, comes back with them escaped on the wire
+// (\u009b, \u202e), so a client that prints the stream to a terminal prints no CSI, while
+// the decoded text is exactly what was stored.
+func TestMCPOutputEscapesControls(t *testing.T) {
+	bin := memdeskBinary(t)
+	r := newMemdeskRun(t, bin).withEnv("MEMDESK_OLLAMA_ENABLED=false")
+	const text = "deploy key \u009b2J rotated on host\u202egnp.exe"
+	// Stored first, through the CLI: the server answers pipelined calls concurrently.
+	var added struct {
+		Status string `json:"status"`
+	}
+	r.mustJSON(t, &added, "remember", "--", text)
+	in := stdioInitialize +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"recall","arguments":{"query":"deploy key rotated"}}}` + "\n"
+	cmd := exec.Command(bin, "--db", r.db, "mcp")
+	cmd.Env = r.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(in), &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("memdesk mcp: %v\nstderr: %s", err, stderr.String())
+	}
+	if bytes.ContainsAny(stdout.Bytes(), "\u009b\u202e") {
+		t.Errorf("stdout holds a raw C1 control or bidi override:\n%q", stdout.String())
+	}
+	var recalled bool
+	for _, a := range readAnswers(t, stdout.Bytes()) {
+		if string(a.ID) != "3" {
+			continue
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(a.Result, &res); err != nil {
+			t.Fatal(err)
+		}
+		var got engine.RecallResult
+		if err := json.Unmarshal([]byte(resultText(&res)), &got); err != nil {
+			t.Fatalf("recall answer: %v", err)
+		}
+		recalled = len(got.Hits) > 0 && got.Hits[0].Text == text
+	}
+	if !recalled {
+		t.Errorf("recall did not return the stored text exactly\nstdout: %.2000s", stdout.String())
+	}
+}
