@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// lockedAtBirth: a locked file can be renamed here (see lockImport).
+const lockedAtBirth = true
+
 // errLocked means another process holds the lock.
 var errLocked = errors.New("locked by another process")
 

@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// lockedAtBirth: a locked file can be renamed here (see lockImport).
+const lockedAtBirth = false
+
 // errLocked means another process holds the lock.
 var errLocked = errors.New("locked by another process")
 

@@ -240,5 +240,6 @@ func (s *Store) RemoveAbandoned(ctx context.Context) error {
 			s.removeImportLock(token)
 		}
 	}
+	s.removeOrphanLocks()
 	return nil
 }

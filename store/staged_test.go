@@ -201,3 +201,32 @@ func TestRemoveAbandonedImports(t *testing.T) {
 		t.Errorf("lock file of the reclaimed import: %v, want it removed", err)
 	}
 }
+
+// TestRemoveAbandonedOrphanLock: an import killed after it took its lock and before its
+// first staged row leaves a lock file no document names; the next reclaim removes it, and
+// never the lock of an import still running.
+func TestRemoveAbandonedOrphanLock(t *testing.T) {
+	if !lockedAtBirth {
+		t.Skip("young unlocked lock files are spared on this platform")
+	}
+	s := openTest(t)
+	ctx := context.Background()
+	orphan := s.importLockPath("0123456789abcdef")
+	if err := os.WriteFile(orphan, nil, 0o600); err != nil { // what a killed writer leaves
+		t.Fatal(err)
+	}
+	live, err := s.lockImport("fedcba9876543210")
+	if err != nil || live == nil {
+		t.Fatalf("lock an import: %v", err)
+	}
+	defer live.release()
+	if err := s.RemoveAbandoned(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("orphan lock file still there after the reclaim (%v)", err)
+	}
+	if _, err := os.Stat(live.path); err != nil {
+		t.Errorf("a live import's lock file was removed: %v", err)
+	}
+}
