@@ -35,6 +35,20 @@ import (
 
 var crashSeed = flag.Uint64("crash.seed", 0, "seed for the crash and concurrency tests (0: from the clock)")
 
+var crashKills = flag.Int("crash.kills", 0, "kills each crash test lands, overriding its own count (0: the test's default; -short keeps its small count)")
+
+// killsWanted is how many kills a crash test lands: short in -short mode, else -crash.kills
+// when given, else full.
+func killsWanted(full, short int) int {
+	switch {
+	case testing.Short():
+		return short
+	case *crashKills > 0:
+		return *crashKills
+	}
+	return full
+}
+
 // testBinary is the memdesk binary the process tests run, built once per test binary and only
 // when such a test asks for it, so unrelated -short tests do not pay for the Fyne link.
 var testBinary struct {
@@ -219,10 +233,7 @@ func diedOfSIGKILL(waitErr error) bool {
 // every acknowledged fact with exactly its text, and hold nothing that was not sent (no torn
 // or duplicated rows).
 func TestCrashDuringRemember(t *testing.T) {
-	wantKills := 50
-	if testing.Short() {
-		wantKills = 8
-	}
+	wantKills := killsWanted(50, 8)
 	bin := memdeskBinary(t)
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -344,10 +355,7 @@ type importResult struct {
 // completion must then list all 40 documents, each once.
 func TestCrashDuringImport(t *testing.T) {
 	const notes = 40
-	wantKills := 50 // rounds continue until this many kills landed mid-import
-	if testing.Short() {
-		wantKills = 6
-	}
+	wantKills := killsWanted(50, 6) // rounds continue until this many kills landed mid-import
 	bin := memdeskBinary(t)
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 0x1a9f))
@@ -541,10 +549,7 @@ func (m *fakeModels) checkVectors(t *testing.T, path string) (current, owners in
 // exactly what the killed fixes left (they resume, not restart), after which
 // `admin vectors-diagnose` reports nothing stale and every vector is in the current space.
 func TestCrashDuringVectorsFix(t *testing.T) {
-	wantKills := 50
-	if testing.Short() {
-		wantKills = 5
-	}
+	wantKills := killsWanted(50, 5)
 	const facts = 10
 	bin := memdeskBinary(t)
 	seed := testSeed(t)
@@ -811,10 +816,7 @@ func killAfterFirstCommit(t *testing.T, cmd *exec.Cmd, db string, delay time.Dur
 func TestCrashDuringEntitiesSweep(t *testing.T) {
 	// Every sweep process loads the entity extractor (seconds of CPU) before it writes, so
 	// each kill costs seconds: a handful under -short.
-	wantKills := 50
-	if testing.Short() {
-		wantKills = 2
-	}
+	wantKills := killsWanted(50, 2)
 	const facts = 20
 	bin := memdeskBinary(t)
 	seed := testSeed(t)
@@ -1010,10 +1012,7 @@ func checkNoLeftovers(t *testing.T, r memdeskRun, round int) {
 // young: stats then count exactly the chunks kb list shows, and nothing is left in the file.
 func TestCrashDuringBigImportAndRemove(t *testing.T) {
 	const bigDocs, sections = 3, 700
-	wantKills := 20
-	if testing.Short() {
-		wantKills = 6
-	}
+	wantKills := killsWanted(20, 6)
 	bin := memdeskBinary(t)
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 0xb16))
