@@ -33,6 +33,9 @@ const (
 	ImportAdded     = store.ImportAdded
 	ImportUpdated   = store.ImportUpdated
 	ImportUnchanged = store.ImportUnchanged
+	// ImportDuplicate: the file's bytes are already another document's; the path is recorded
+	// as a copy of it (DocID) and not indexed again.
+	ImportDuplicate = store.ImportDuplicate
 	ImportSkipped   = "skipped"
 	ImportFailed    = "failed"
 )
@@ -55,6 +58,7 @@ type KBAddResult struct {
 	Added     int            `json:"added"`
 	Updated   int            `json:"updated"`
 	Unchanged int            `json:"unchanged"`
+	Duplicate int            `json:"duplicate"`
 	Skipped   int            `json:"skipped"`
 	Failed    int            `json:"failed"`
 	Files     []ImportedFile `json:"files"`
@@ -71,6 +75,8 @@ func (r *KBAddResult) record(f ImportedFile) {
 		r.Updated++
 	case ImportUnchanged:
 		r.Unchanged++
+	case ImportDuplicate:
+		r.Duplicate++
 	case ImportSkipped:
 		r.Skipped++
 	default:
@@ -133,7 +139,7 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 		}
 	}
 	e.log.Info("import finished", "added", res.Added, "updated", res.Updated,
-		"unchanged", res.Unchanged, "skipped", res.Skipped, "failed", res.Failed, "conflicts", len(res.Conflicts))
+		"unchanged", res.Unchanged, "duplicate", res.Duplicate, "skipped", res.Skipped, "failed", res.Failed, "conflicts", len(res.Conflicts))
 	return res, nil
 }
 
@@ -161,7 +167,7 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err}
 	}
 	f := ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
-	if outcome != ImportUnchanged {
+	if outcome != ImportUnchanged && outcome != ImportDuplicate {
 		var err error
 		if f.Conflicts, err = e.documentConflicts(ctx, space, path, in.Chunks); err != nil {
 			// The document is stored; only the report is short. Say so rather than fail it.
@@ -192,11 +198,21 @@ type DocumentView struct {
 	Format     string    `json:"format"`
 	Bytes      int64     `json:"bytes"`
 	ImportedAt time.Time `json:"imported_at"`
+	// Copies are the other paths whose files have the same bytes, by path.
+	Copies []string `json:"copies,omitempty"`
 }
 
-// KBListResult lists documents by path.
+// WatchedFolder is a folder kept in sync with a space (see Engine.Watch).
+type WatchedFolder struct {
+	Root    string    `json:"root"`
+	Space   string    `json:"space"`
+	AddedAt time.Time `json:"added_at"`
+}
+
+// KBListResult lists documents by path, and the watched folders.
 type KBListResult struct {
-	Documents []DocumentView `json:"documents"`
+	Documents []DocumentView  `json:"documents"`
+	Watched   []WatchedFolder `json:"watched"`
 }
 
 // KBList lists the documents of a space ("" for every space).
@@ -209,18 +225,65 @@ func (e *Engine) KBList(ctx context.Context, space string) (KBListResult, error)
 	for _, d := range docs {
 		out.Documents = append(out.Documents, documentView(d))
 	}
+	if out.Watched, err = e.KBWatched(ctx, space); err != nil {
+		return KBListResult{}, err
+	}
+	return out, nil
+}
+
+// KBWatched lists the watched folders of a space ("" for every space).
+func (e *Engine) KBWatched(ctx context.Context, space string) ([]WatchedFolder, error) {
+	roots, err := e.st.WatchedRoots(ctx, space)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WatchedFolder, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, WatchedFolder{Root: r.Root, Space: r.Space, AddedAt: r.AddedAt.UTC()})
+	}
 	return out, nil
 }
 
 func documentView(d store.Document) DocumentView {
 	return DocumentView{ID: d.ID, Path: d.Path, Title: d.Title, Chunks: d.Chunks, Space: d.Space,
-		Format: d.Format, Bytes: d.Bytes, ImportedAt: d.ImportedAt.UTC()}
+		Format: d.Format, Bytes: d.Bytes, ImportedAt: d.ImportedAt.UTC(), Copies: d.Copies}
 }
 
-// KBRemove removes a document and its chunks from memdesk; the file on disk is untouched
-// and can be imported again.
+// KBRemove removes a document, every path of it and its chunks from memdesk; the files on
+// disk are untouched and can be imported again.
 func (e *Engine) KBRemove(ctx context.Context, docID int64) error {
 	return e.st.DeleteDocument(ctx, docID)
+}
+
+// KBRemovePathResult says what removing one path did.
+type KBRemovePathResult struct {
+	Path  string `json:"path"`
+	DocID int64  `json:"doc_id"`
+	// Removed is true when that was the document's last path, so the document left too;
+	// false when another copy still holds it.
+	Removed bool `json:"removed"`
+}
+
+// KBRemovePath takes one path out of a space ("" means "default"): the document stays while
+// another of its copies holds it. The path is matched as stored (absolute, links resolved),
+// so a relative or linked path is resolved first.
+func (e *Engine) KBRemovePath(ctx context.Context, space, path string) (KBRemovePathResult, error) {
+	space, err := validSpace(space)
+	if err != nil {
+		return KBRemovePathResult{}, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return KBRemovePathResult{}, fmt.Errorf("%w: resolve %q: %v", ErrBadRequest, path, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	id, gone, err := e.st.RemovePath(ctx, space, abs)
+	if err != nil {
+		return KBRemovePathResult{}, err
+	}
+	return KBRemovePathResult{Path: abs, DocID: id, Removed: gone}, nil
 }
 
 // KBReimport reads a document's file again: unchanged is a no-op, changed replaces its chunks.

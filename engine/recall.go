@@ -48,6 +48,9 @@ type DocRef struct {
 	Heading   string `json:"heading,omitempty"`
 	LineStart int    `json:"line_start"`
 	LineEnd   int    `json:"line_end"`
+	// OtherPaths are the other places the same file is, by path: identical files are stored
+	// once, so one hit stands for all of them.
+	OtherPaths []string `json:"other_paths,omitempty"`
 }
 
 // Hit is one recalled fact or chunk. Score is only comparable within one result.
@@ -392,6 +395,16 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 			rows[rank.Key{Kind: c.Kind, ID: c.ID}] = c
 		}
 	}
+	var docIDs []int64
+	for _, c := range rows {
+		if c.Kind == store.KindChunk {
+			docIDs = append(docIDs, c.DocID)
+		}
+	}
+	copies, err := e.st.CopiesOf(ctx, docIDs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Hit, 0, len(ranked))
 	for _, r := range ranked {
 		c, ok := rows[r.Key]
@@ -406,7 +419,7 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 		if c.Kind == store.KindChunk {
 			h.Source = SourceKnowledge
 			h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
-				LineStart: c.LineStart, LineEnd: c.LineEnd}
+				LineStart: c.LineStart, LineEnd: c.LineEnd, OtherPaths: copies[c.DocID]}
 		}
 		out = append(out, h)
 	}

@@ -19,6 +19,8 @@ type Document struct {
 	Bytes      int64
 	ImportedAt time.Time
 	Chunks     int // number of chunks; filled by ListDocuments
+	// Copies are the other paths whose files have the same bytes, by path.
+	Copies []string
 }
 
 // Chunk is one searchable piece of a document, with the span it came from.
@@ -55,51 +57,86 @@ const (
 )
 
 // PutDocument stores a document and its chunks: a new path is added, a changed file replaces
-// all its chunks, and an unchanged hash writes nothing. A reader never sees a document with
-// half of its chunks. A small document is one transaction; a big one is written in pieces
-// out of sight (see staged.go), so other writers never wait on it for long.
+// all its chunks, and an unchanged hash writes nothing. A file whose bytes another document
+// of the space already holds is recorded as a copy of it (ImportDuplicate, id of that
+// document) and indexed no second time; a copy whose file changed splits off as a document of
+// its own. A reader never sees a document with half of its chunks. A small document is one
+// transaction; a big one is written in pieces out of sight (see staged.go), so other writers
+// never wait on it for long.
 func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, outcome string, err error) {
-	if len(in.Chunks) > stagedChunks {
-		id, outcome, err = s.putDocumentStaged(ctx, in)
-		if err != nil {
-			return 0, "", fmt.Errorf("store document %q: %w", in.Path, err)
-		}
-		return id, outcome, nil
-	}
+	staged := len(in.Chunks) > stagedChunks
+	var retired int64
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		var oldHash string
-		err := tx.QueryRowContext(ctx, `SELECT id, hash FROM documents WHERE space = ? AND path = ?`,
-			in.Space, in.Path).Scan(&id, &oldHash)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			res, err := tx.ExecContext(ctx,
-				`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				in.Space, in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
+		h, found, err := holderOf(ctx, tx, in.Space, in.Path)
+		if err != nil {
+			return err
+		}
+		if found && h.hash == in.Hash {
+			id, outcome = h.docID, ImportUnchanged
+			return nil
+		}
+		twin, err := twinOf(ctx, tx, in.Space, in.Hash)
+		if err != nil {
+			return err
+		}
+		if twin != 0 {
+			if found {
+				if retired, err = detachPath(ctx, tx, in.Space, in.Path, h); err != nil {
+					return err
+				}
+			}
+			id, outcome = twin, ImportDuplicate
+			return addCopy(ctx, tx, in.Space, in.Path, twin)
+		}
+		if staged {
+			return nil // written in pieces below
+		}
+		if found && !h.copy {
+			shared, err := hasCopies(ctx, tx, h.docID)
 			if err != nil {
 				return err
 			}
-			if id, err = res.LastInsertId(); err != nil {
-				return err
+			if !shared {
+				// The path's own document changed and no other path holds it: replace in place.
+				id, outcome = h.docID, ImportUpdated
+				if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_id = ?`, id); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx,
+					`UPDATE documents SET title = ?, format = ?, hash = ?, bytes = ?, imported_at = ? WHERE id = ?`,
+					in.Title, in.Format, in.Hash, in.Bytes, nowMillis(), id); err != nil {
+					return err
+				}
+				return insertChunks(ctx, tx, id, in.Chunks)
 			}
-			outcome = ImportAdded
-		case err != nil:
-			return err
-		case oldHash == in.Hash:
-			outcome = ImportUnchanged
-			return nil
-		default:
-			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_id = ?`, id); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx,
-				`UPDATE documents SET title = ?, format = ?, hash = ?, bytes = ?, imported_at = ? WHERE id = ?`,
-				in.Title, in.Format, in.Hash, in.Bytes, nowMillis(), id); err != nil {
-				return err
-			}
+		}
+		outcome = ImportAdded
+		if found {
+			// One of several paths of a document changed: it splits off, the others keep theirs.
 			outcome = ImportUpdated
+			if retired, err = detachPath(ctx, tx, in.Space, in.Path, h); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			in.Space, in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
 		}
 		return insertChunks(ctx, tx, id, in.Chunks)
 	})
+	if err == nil && retired != 0 {
+		// The path is in its new place; the version it left is out of sight. Removing it is
+		// tidying, and a failure here only leaves rows the next import clears.
+		_ = s.removeInPieces(ctx, retired)
+	}
+	if err == nil && staged && outcome == "" {
+		id, outcome, err = s.putDocumentStaged(ctx, in)
+	}
 	if err != nil {
 		return 0, "", fmt.Errorf("store document %q: %w", in.Path, err)
 	}
@@ -156,6 +193,11 @@ func (s *Store) Document(ctx context.Context, id int64) (Document, error) {
 		return Document{}, fmt.Errorf("read document %d: %w", id, err)
 	}
 	d.Chunks = chunks
+	copies, err := s.CopiesOf(ctx, []int64{id})
+	if err != nil {
+		return Document{}, err
+	}
+	d.Copies = copies[id]
 	return d, nil
 }
 
@@ -177,10 +219,21 @@ func (s *Store) ListDocuments(ctx context.Context, space string) ([]Document, er
 		d.Chunks = chunks
 		out = append(out, d)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	copies, err := s.copiesInSpace(ctx, space)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Copies = copies[out[i].ID]
+	}
+	return out, nil
 }
 
-// DeleteDocument removes a document and its chunks (the file on disk is untouched). The
+// DeleteDocument removes a document, all its paths and its chunks (the file on disk is
+// untouched); RemovePath takes out one path and keeps a document other paths hold. The
 // document leaves every list and search in one short transaction; its chunks are then
 // removed in pieces, so a big document never holds other writers up.
 func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
@@ -193,7 +246,8 @@ func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		return nil
+		_, err = tx.ExecContext(ctx, `DELETE FROM document_paths WHERE doc_id = ?`, id)
+		return err
 	})
 	if err == nil {
 		err = s.removeInPieces(ctx, id)

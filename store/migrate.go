@@ -27,6 +27,7 @@ var migrations = []migration{
 	{name: "word indexes of the engine's own terms, text lengths and the change log", sql: schemaV7},
 	{name: "entity names stored once, trigram index without positions", sql: schemaV8, then: internEntities},
 	{name: "integer dedupe keys, full-text indexes without positions or row sizes, statements in the fact row", sql: schemaV9, then: packStatements},
+	{name: "document copies, watched folders and their file stamps", sql: schemaDocumentCopies},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -643,3 +644,47 @@ func packStatements(ctx context.Context, tx *sql.Tx) error {
 	_, err = tx.ExecContext(ctx, `DROP TABLE triples`)
 	return err
 }
+
+// Identical files are stored once: a document keeps its first path in its own row, and every
+// other path whose file has the same bytes (the same hash, in the same space) is a row of
+// document_paths pointing at it, so five copies of one README are one document, one set of
+// chunks and one hit that names the other four places. Documents imported twice before this
+// version are folded here: the oldest keeps its row, the others become its copies.
+//
+// A watched folder is a row of watched_roots. file_stamps keeps the size and modification
+// time each watched file had when it was last synced, so the rescan on start reads only the
+// files that changed while nothing was watching; a stamp is a hint, never trusted alone (a
+// path no document holds is read whatever its stamp says).
+const schemaDocumentCopies = `
+CREATE TABLE document_paths (
+	space    TEXT    NOT NULL,
+	path     TEXT    NOT NULL,
+	doc_id   INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	added_at INTEGER NOT NULL,
+	PRIMARY KEY (space, path)
+) WITHOUT ROWID;
+CREATE INDEX document_paths_by_doc ON document_paths(doc_id, path);
+CREATE INDEX documents_by_hash ON documents(space, hash);
+
+INSERT INTO document_paths(space, path, doc_id, added_at)
+SELECT d.space, d.path, k.keep, d.imported_at FROM documents d
+JOIN (SELECT space, hash, min(id) AS keep FROM documents WHERE substr(space, 1, 1) != char(1)
+	GROUP BY space, hash HAVING count(*) > 1) k ON k.space = d.space AND k.hash = d.hash AND d.id != k.keep;
+DELETE FROM chunks WHERE doc_id IN (SELECT d.id FROM documents d JOIN document_paths p ON p.space = d.space AND p.path = d.path);
+DELETE FROM documents WHERE id IN (SELECT d.id FROM documents d JOIN document_paths p ON p.space = d.space AND p.path = d.path);
+
+CREATE TABLE watched_roots (
+	space    TEXT    NOT NULL,
+	root     TEXT    NOT NULL,
+	added_at INTEGER NOT NULL,
+	PRIMARY KEY (space, root)
+) WITHOUT ROWID;
+
+CREATE TABLE file_stamps (
+	space    TEXT    NOT NULL,
+	path     TEXT    NOT NULL,
+	size     INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	PRIMARY KEY (space, path)
+) WITHOUT ROWID;
+`

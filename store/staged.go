@@ -50,16 +50,7 @@ func importToken() string {
 
 // putDocumentStaged is PutDocument for a document with more than stagedChunks chunks.
 func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int64, outcome string, err error) {
-	var existing int64
-	var oldHash string
-	err = s.db.QueryRowContext(ctx, `SELECT id, hash FROM documents WHERE space = ? AND path = ?`,
-		in.Space, in.Path).Scan(&existing, &oldHash)
-	switch {
-	case err == nil && oldHash == in.Hash:
-		return existing, ImportUnchanged, nil
-	case err != nil && !errors.Is(err, sql.ErrNoRows):
-		return 0, "", err
-	}
+	// PutDocument has found the file unchanged or a copy of another when it is either.
 	if err := s.RemoveAbandoned(ctx); err != nil {
 		return 0, "", err
 	}
@@ -106,17 +97,16 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 
 	retired := int64(0)
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM documents WHERE space = ? AND path = ?`,
-			in.Space, in.Path).Scan(&retired)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			outcome = ImportAdded
-		case err != nil:
+		h, found, err := holderOf(ctx, tx, in.Space, in.Path)
+		if err != nil {
 			return err
-		default:
+		}
+		outcome = ImportAdded
+		if found {
+			// The version the path held is retired, or, when other paths still hold it, the
+			// path just leaves it.
 			outcome = ImportUpdated
-			if _, err := tx.ExecContext(ctx, `UPDATE documents SET space = ? WHERE id = ?`,
-				reservedSpace(retiredSpace), retired); err != nil {
+			if retired, err = detachPath(ctx, tx, in.Space, in.Path, h); err != nil {
 				return err
 			}
 		}
@@ -169,6 +159,9 @@ func (s *Store) removeInPieces(ctx context.Context, docID int64) error {
 		}
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM document_paths WHERE doc_id = ?`, docID); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, docID)
 		return err
 	})

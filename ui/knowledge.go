@@ -43,6 +43,7 @@ type knowledgeScreen struct {
 	docs         []engine.DocumentView
 	gen          int
 	cancelImport context.CancelFunc // non-nil while an import runs
+	sync         *syncSwitch        // nil when the backend cannot watch folders
 }
 
 func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *knowledgeScreen {
@@ -70,8 +71,18 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 		container.NewHBox(k.importFolder, k.importFiles, widget.NewLabel("into space"), spaceBox,
 			hint("or drop files and folders on the window")),
 		k.progressRow, k.banner.content)
+	k.addSyncSwitch(top)
 	k.content = container.NewBorder(top, nil, nil, nil, container.NewStack(k.list, container.NewCenter(k.empty)))
 	return k
+}
+
+// addSyncSwitch puts the "Keep a folder in sync" switch in box, when the backend can watch.
+func (k *knowledgeScreen) addSyncSwitch(box *fyne.Container) {
+	k.sync = newSyncSwitch(k.t, k.b, k.win, func() string { return strings.TrimSpace(k.space.Text) },
+		k.reload, func(err error) { k.banner.show(widget.DangerImportance, sentence(err), "", nil) })
+	if k.sync != nil {
+		box.Add(k.sync.content)
+	}
 }
 
 func (k *knowledgeScreen) chooseFile() {

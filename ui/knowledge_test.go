@@ -151,3 +151,28 @@ func TestKnowledgeImportShowsConflicts(t *testing.T) {
 		}
 	}
 }
+
+func TestKnowledgeKeepFolderInSync(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	k := h.u.knowledge
+	if k.sync == nil {
+		t.Fatal("no Keep in sync switch over a real engine")
+	}
+	dir := t.TempDir()
+	k.sync.watch(dir)
+	if !k.sync.check.Checked {
+		t.Error("switch off while a folder is watched")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "synced.md"), []byte("# Synced\n\nThe okapi roster.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the saved file in the list", func() bool { return len(k.docs) == 1 })
+	test.Tap(k.sync.check)
+	h.waitFor("the folder forgotten", func() bool {
+		res, err := h.eng.KBList(context.Background(), "")
+		return err == nil && len(res.Watched) == 0
+	})
+	if k.sync.stop != nil {
+		t.Error("still watching after the switch was turned off")
+	}
+}

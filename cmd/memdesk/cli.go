@@ -64,7 +64,9 @@ Knowledge:
   kb list [--space S]             list imported documents
   kb show DOC_ID                  show a document's chunks
   kb reimport DOC_ID              read a document's file again
-  kb rm DOC_ID                    remove a document (the file stays on disk)
+  kb rm DOC_ID | PATH             remove a document, or one copy of it (the file stays on disk)
+  kb watch [--space S] [PATH...]  keep folders in sync until Ctrl-C (no PATH: the watched ones)
+  kb unwatch [--space S] PATH     stop keeping a folder in sync
 
 Evaluation:
   eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [-k 10] [--baseline] [--out FILE]

@@ -252,9 +252,21 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 			where = fmt.Sprintf("%s — %s:%d-%d", display.Line(h.Doc.Title), display.Line(h.Doc.Path), h.Doc.LineStart, h.Doc.LineEnd)
 		}
 		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, where, display.Line(clip(h.Text, 300)))
+		if h.Doc != nil && len(h.Doc.OtherPaths) > 0 {
+			fmt.Fprintf(w, "   also at: %s\n", displayPaths(h.Doc.OtherPaths))
+		}
 		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
 	}
 	fmt.Fprintf(w, "semantic leg: %s\n", display.Line(res.Semantic))
+}
+
+// displayPaths joins paths for one terminal line.
+func displayPaths(paths []string) string {
+	shown := make([]string, len(paths))
+	for i, p := range paths {
+		shown[i] = display.Line(p)
+	}
+	return strings.Join(shown, ", ")
 }
 
 // clip shortens text to n runes for a terminal line. It does not make the text safe to show:
@@ -269,12 +281,16 @@ func clip(s string, n int) string {
 
 func (c *cli) kb(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usagef("kb: give a subcommand: add, list, show, reimport or rm")
+		return usagef("kb: give a subcommand: add, list, show, reimport, rm, watch or unwatch")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
 	case "add", "import":
 		return c.kbAdd(ctx, args)
+	case "watch":
+		return c.kbWatch(ctx, args)
+	case "unwatch":
+		return c.kbUnwatch(ctx, args)
 	case "list", "ls":
 		fs := flag.NewFlagSet("kb list", flag.ContinueOnError)
 		space := fs.String("space", "", "only this space")
@@ -287,6 +303,9 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 				return err
 			}
 			return c.emit(res, func(w io.Writer) {
+				for _, r := range res.Watched {
+					fmt.Fprintf(w, "watched folder %s (space %s)\n", display.Line(r.Root), display.Line(r.Space))
+				}
 				if len(res.Documents) == 0 {
 					fmt.Fprintln(w, "no documents yet: import some with memdesk kb add PATH")
 					return
@@ -295,6 +314,9 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 				fmt.Fprintln(tw, "ID\tCHUNKS\tSPACE\tTITLE\tPATH")
 				for _, d := range res.Documents {
 					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", d.ID, d.Chunks, display.Line(d.Space), display.Line(d.Title), display.Line(d.Path))
+					for _, p := range d.Copies {
+						fmt.Fprintf(tw, "\t\t\t  copy\t%s\n", display.Line(p))
+					}
 				}
 				tw.Flush()
 			})
@@ -334,12 +356,31 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 			return c.emit(f, func(w io.Writer) { fmt.Fprintf(w, "%s: %s (%d chunks)\n", display.Line(f.Path), f.Outcome, f.Chunks) })
 		})
 	case "rm", "remove":
-		if len(args) != 1 {
-			return usagef("kb rm: give one document id")
-		}
-		id, err := parseID("kb rm", args[0])
+		fs := flag.NewFlagSet("kb rm", flag.ContinueOnError)
+		space := fs.String("space", "", "space of the path")
+		pos, err := c.parseInterleaved(fs, args)
 		if err != nil {
 			return err
+		}
+		if len(pos) != 1 {
+			return usagef("kb rm: give one document id (every copy goes) or one path (only that copy goes)")
+		}
+		id, err := parseID("kb rm", pos[0])
+		if err != nil {
+			// Not an id: a path, of which only that copy leaves.
+			return c.withEngine(ctx, func(e *engine.Engine) error {
+				r, err := e.KBRemovePath(ctx, *space, pos[0])
+				if err != nil {
+					return err
+				}
+				return c.emit(r, func(w io.Writer) {
+					if r.Removed {
+						fmt.Fprintf(w, "document %d removed with its last path %s (the file on disk is untouched)\n", r.DocID, display.Line(r.Path))
+					} else {
+						fmt.Fprintf(w, "%s removed; document %d stays at its other paths\n", display.Line(r.Path), r.DocID)
+					}
+				})
+			})
 		}
 		return c.withEngine(ctx, func(e *engine.Engine) error {
 			if err := e.KBRemove(ctx, id); err != nil {
@@ -350,7 +391,7 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 			})
 		})
 	default:
-		return usagef("kb: unknown subcommand %q (want add, list, show, reimport or rm)", sub)
+		return usagef("kb: unknown subcommand %q (want add, list, show, reimport, rm, watch or unwatch)", sub)
 	}
 }
 
@@ -403,8 +444,8 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 			fmt.Fprintf(w, "%s %s (document %d, %d chunks)\n", f.Outcome, display.Line(f.Path), f.DocID, f.Chunks)
 		}
 	}
-	fmt.Fprintf(w, "%d added, %d updated, %d unchanged, %d skipped, %d failed\n",
-		res.Added, res.Updated, res.Unchanged, res.Skipped, res.Failed)
+	fmt.Fprintf(w, "%d added, %d updated, %d unchanged, %d copies of documents already in, %d skipped, %d failed\n",
+		res.Added, res.Updated, res.Unchanged, res.Duplicate, res.Skipped, res.Failed)
 	if len(res.Conflicts) == 0 {
 		return
 	}
