@@ -14,11 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/engine/display"
 )
-
-// chunksShown bounds how many chunks the chunk viewer lays out at once.
-const chunksShown = 300
 
 // knowledgeScreen imports files and folders, shows the import's progress with a cancel
 // button, and lists the imported documents with their chunks.
@@ -43,6 +39,8 @@ type knowledgeScreen struct {
 	docs         []engine.DocumentView
 	gen          int
 	cancelImport context.CancelFunc // non-nil while an import runs
+	// openDoc shows a document's chunks; the app sets it to its document view.
+	openDoc func(engine.DocumentView)
 }
 
 func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *knowledgeScreen {
@@ -288,34 +286,11 @@ func docTitle(d engine.DocumentView) string {
 	return filepath.Base(d.Path)
 }
 
+// showChunks opens the document's chunks from its start (see docView).
 func (k *knowledgeScreen) showChunks(d engine.DocumentView) {
-	k.t.start(func(ctx context.Context) {
-		chunks, err := k.b.KBChunks(ctx, d.ID)
-		k.t.do(func() {
-			if err != nil {
-				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
-				k.reload()
-				return
-			}
-			box := container.NewVBox()
-			for i, c := range chunks {
-				if i == chunksShown {
-					box.Add(caption(fmt.Sprintf("… and %d more chunks.", len(chunks)-chunksShown)))
-					break
-				}
-				head := fmt.Sprintf("#%d · lines %d–%d", c.Ordinal, c.LineStart, c.LineEnd)
-				if c.Heading != "" {
-					head += " · " + c.Heading
-				}
-				text := widget.NewLabel(display.Block(c.Text))
-				text.Wrapping = fyne.TextWrapWord
-				box.Add(container.NewVBox(caption(head), text, widget.NewSeparator()))
-			}
-			dlg := dialog.NewCustom(docTitle(d)+" — "+plural(len(chunks), "chunk", "chunks"), "Close", container.NewVScroll(box), k.win)
-			dlg.Resize(fyne.NewSize(760, 560))
-			dlg.Show()
-		})
-	})
+	if k.openDoc != nil {
+		k.openDoc(d)
+	}
 }
 
 func (k *knowledgeScreen) reimport(d engine.DocumentView) {
