@@ -33,10 +33,12 @@ type knowledgeScreen struct {
 	progressRow  *fyne.Container
 	banner       *banner
 	list         *widget.List
+	filter       *widget.Entry
 	empty        *widget.Label
 	content      fyne.CanvasObject
 
 	docs         []engine.DocumentView
+	rows         []kbListRow // docs as listed: filtered, under folder headers (kblist.go)
 	gen          int
 	cancelImport context.CancelFunc // non-nil while an import runs
 	// openDoc shows a document's chunks; the app sets it to its document view.
@@ -57,8 +59,9 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 	k.progressRow.Hide()
 	k.banner = newBanner()
 
-	k.list = widget.NewList(func() int { return len(k.docs) }, newDocRow, k.updateRow)
-	k.empty = widget.NewLabel("No documents yet. Import Markdown, text, HTML or PDF files,\nor drop files and folders on this window.")
+	k.list = widget.NewList(func() int { return len(k.rows) }, newKBRowView, k.updateListRow)
+	k.filter = k.newFilterEntry()
+	k.empty = widget.NewLabel(noDocumentsText)
 	k.empty.Alignment = fyne.TextAlignCenter
 	k.empty.Importance = widget.LowImportance
 	k.empty.Hide()
@@ -67,7 +70,7 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 	top := container.NewVBox(
 		container.NewHBox(k.importFolder, k.importFiles, widget.NewLabel("into space"), spaceBox,
 			hint("or drop files and folders on the window")),
-		k.progressRow, k.banner.content)
+		k.progressRow, k.banner.content, k.filter)
 	k.content = container.NewBorder(top, nil, nil, nil, container.NewStack(k.list, container.NewCenter(k.empty)))
 	return k
 }
@@ -119,10 +122,10 @@ func (k *knowledgeScreen) importPaths(paths []string) {
 	k.progressRow.Show()
 	k.importFiles.Disable()
 	k.importFolder.Disable()
-	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text)}
-	req.Progress = func(p engine.ImportProgress) {
-		k.t.do(func() { k.showProgress(p) })
-	}
+	// Entities are left to the engine's background sweep, as the CLI's import leaves them,
+	// so the window imports at the CLI's speed (kbprogress.go has the rest).
+	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text), DeferEntities: true,
+		Progress: k.importProgress()}
 	k.cancelImport = k.t.start(func(ctx context.Context) {
 		res, err := k.b.KBAdd(ctx, req)
 		k.t.do(func() { k.imported(res, err) })
@@ -255,12 +258,7 @@ func (k *knowledgeScreen) reload() {
 				return
 			}
 			k.docs = res.Documents
-			if len(k.docs) == 0 {
-				k.empty.Show()
-			} else {
-				k.empty.Hide()
-			}
-			k.list.Refresh()
+			k.regroup()
 		})
 	})
 }
