@@ -79,8 +79,8 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 	v.close()
 	v.page, v.terms = page, terms
 	v.box = container.NewVBox()
-	v.earlier = widget.NewButtonWithIcon("Show earlier", theme.MoveUpIcon(), func() { v.more(true) })
-	v.later = widget.NewButtonWithIcon("Show later", theme.MoveDownIcon(), func() { v.more(false) })
+	v.earlier = widget.NewButtonWithIcon("Show earlier", theme.MoveUpIcon(), v.keepEsc(func() { v.more(true) }))
+	v.later = widget.NewButtonWithIcon("Show later", theme.MoveDownIcon(), v.keepEsc(func() { v.more(false) }))
 	for _, b := range []*widget.Button{v.earlier, v.later} {
 		b.Importance = widget.LowImportance
 	}
@@ -90,10 +90,10 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 
 	d := page.Document
 	actions := container.NewHBox(
-		widget.NewButtonWithIcon("Open in its app", theme.FileApplicationIcon(), v.openFile),
-		widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.openFolder),
-		widget.NewButtonWithIcon("Copy passage", theme.ContentCopyIcon(), v.copyPassage),
-		widget.NewButtonWithIcon("Copy path", theme.ContentCopyIcon(), func() { v.copy(d.Path, "path") }),
+		widget.NewButtonWithIcon("Open in its app", theme.FileApplicationIcon(), v.keepEsc(v.openFile)),
+		widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.keepEsc(v.openFolder)),
+		widget.NewButtonWithIcon("Copy passage", theme.ContentCopyIcon(), v.keepEsc(v.copyPassage)),
+		widget.NewButtonWithIcon("Copy path", theme.ContentCopyIcon(), v.keepEsc(func() { v.copy(d.Path, "path") })),
 	)
 	path := caption(display.Line(d.Path) + " · " + plural(d.Chunks, "chunk", "chunks"))
 	path.Truncation = fyne.TextTruncateEllipsis
@@ -111,6 +111,15 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 	// Keys go to the window, whose handler closes the view on Esc.
 	v.win.Canvas().Unfocus()
 	v.scrollToHit()
+}
+
+// keepEsc wraps a button's action: a tapped button takes the keyboard focus, and a focused
+// widget gets the keys the window's handler would see, so Esc would stop closing the view.
+func (v *docView) keepEsc(action func()) func() {
+	return func() {
+		action()
+		v.win.Canvas().Unfocus()
+	}
 }
 
 // render lays out the page's chunks between the earlier and later buttons.

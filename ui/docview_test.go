@@ -131,6 +131,9 @@ func TestOpenDocumentHitAtItsChunk(t *testing.T) {
 		t.Errorf("after Show earlier the hit is chunk %d, want %d", v.page.Chunks[v.page.Hit].ID, hit.ID)
 	}
 
+	if f := h.u.win.Canvas().Focused(); f != nil {
+		t.Errorf("a button of the view kept the keyboard (%T): Esc would not reach the window", f)
+	}
 	h.pressKey(fyne.KeyEscape)
 	if h.overlay() != nil || v.isOpen() {
 		t.Error("Esc left the document view open")
