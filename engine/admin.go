@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/store"
@@ -181,9 +182,9 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 
 // Run is the engine's background work for long-lived processes (the app, the MCP server):
 // it completes pending or stale statements (triples), loads the entity extractor, then completes every pending or stale entity row in
-// bounded passes. With an Embedder it then keeps the vectors caught up (see runSemantic)
-// until ctx is cancelled; without one it returns when the sweep is done. The owner cancels
-// ctx and waits for it.
+// bounded passes. It then keeps the vectors caught up (see runSemantic), with an Embedder,
+// and extracts the entities imports deferred, until ctx is cancelled. The owner cancels ctx
+// and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
 	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, nil); err != nil {
 		return err
@@ -194,10 +195,38 @@ func (e *Engine) Run(ctx context.Context) error {
 	if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, nil); err != nil {
 		return err
 	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
 	if e.opts.Embedder == nil {
+		<-ctx.Done()
 		return nil
 	}
 	return e.runSemantic(ctx)
+}
+
+// wantEntitySweep wakes Run's entity sweep; it never blocks, and wakes that come while a
+// sweep is due fold into it.
+func (e *Engine) wantEntitySweep() {
+	select {
+	case e.entitiesWanted <- struct{}{}:
+	default:
+	}
+}
+
+// sweepEntitiesWhenWanted completes the entities of what imports stored pending
+// (KBAddRequest.DeferEntities), one sweep per wake, until ctx ends.
+func (e *Engine) sweepEntitiesWhenWanted(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.entitiesWanted:
+		}
+		if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, nil); err != nil && ctx.Err() == nil {
+			e.log.Warn("entity sweep after an import stopped; the next one resumes it", "err", err)
+		}
+	}
 }
 
 func (e *Engine) backup(ctx context.Context, req AdminRequest) (AdminResult, error) {

@@ -128,8 +128,10 @@ type Engine struct {
 
 	ents     atomic.Pointer[entity.Extractor] // nil until loaded
 	sweeping atomic.Bool                      // an entity sweep pass is running
-	vectors  vectorIndex                      // the semantic leg's in-memory index
-	lex      *lexicon.Index                   // the lexical leg's in-memory copy of the word index
+	// entitiesWanted wakes Run's entity sweep after an import that deferred extraction.
+	entitiesWanted chan struct{}
+	vectors        vectorIndex    // the semantic leg's in-memory index
+	lex            *lexicon.Index // the lexical leg's in-memory copy of the word index
 	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
 	// last one was on time. See slowEmbedTimeout.
 	slowModel atomic.Int64
@@ -144,7 +146,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st)}
+	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1)}
 	if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)
 	}

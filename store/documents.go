@@ -179,6 +179,19 @@ func scanDocument(r rowScanner, extra ...any) (Document, error) {
 	return d, nil
 }
 
+// DocumentHash returns the id and content hash of the document at path in space; an empty
+// hash (and no error) when there is none.
+func (s *Store) DocumentHash(ctx context.Context, space, path string) (id int64, hash string, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT id, hash FROM documents WHERE space = ? AND path = ?`, space, path).Scan(&id, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("read document %q: %w", path, err)
+	}
+	return id, hash, nil
+}
+
 // Document returns one document by id.
 func (s *Store) Document(ctx context.Context, id int64) (Document, error) {
 	var d Document

@@ -25,7 +25,7 @@ type Backend interface {
 	List(ctx context.Context, req engine.ListRequest) (engine.ListResult, error)
 	KBAdd(ctx context.Context, req engine.KBAddRequest) (engine.KBAddResult, error)
 	KBList(ctx context.Context, space string) (engine.KBListResult, error)
-	KBChunks(ctx context.Context, docID int64) ([]engine.ChunkView, error)
+	KBChunkPage(ctx context.Context, req engine.KBChunkPageRequest) (engine.KBChunkPage, error)
 	KBRemove(ctx context.Context, docID int64) error
 	KBReimport(ctx context.Context, docID int64) (engine.ImportedFile, error)
 	Stats(ctx context.Context) (engine.Stats, error)
@@ -100,6 +100,7 @@ type App struct {
 	memories  *memoriesScreen
 	knowledge *knowledgeScreen
 	settings  *settingsScreen
+	docs      *docView
 	tabs      *container.AppTabs
 }
 
@@ -150,6 +151,8 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.recall = newRecallScreen(u.tasks, b)
 	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.log, u.dataChanged)
 	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dataChanged)
+	u.docs = newDocView(u.tasks, b, u.win, a)
+	u.knowledge.openDoc = func(d engine.DocumentView) { u.docs.open(d.ID, 0, nil) }
 	u.settings.onRepaired = u.refreshStats
 	u.recall.open = u.openHit
 
@@ -174,6 +177,9 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.win.SetOnDropped(u.dropped)
 	// With nothing focused, the arrows and Enter still walk the recall results.
 	u.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if u.docs.typedKey(ev) {
+			return
+		}
 		if u.tabs.SelectedIndex() == screenRecall {
 			u.recall.typedKey(ev)
 		}
@@ -199,10 +205,11 @@ func (u *App) Start() {
 	u.focusScreen()
 }
 
-// openHit shows a recalled memory in its edit dialog, or a chunk among its document's.
+// openHit shows a recalled memory in its edit dialog, or a chunk in its document, scrolled
+// to it with the matched words marked.
 func (u *App) openHit(h engine.Hit) {
 	if h.Doc != nil {
-		u.knowledge.showChunks(engine.DocumentView{ID: h.Doc.ID, Path: h.Doc.Path, Title: h.Doc.Title})
+		u.docs.open(h.Doc.ID, h.ID, h.Matched)
 		return
 	}
 	u.memories.showEdit(engine.FactView{ID: h.ID, Text: h.Text, Space: h.Space, Status: factActive, CreatedAt: h.CreatedAt})

@@ -14,11 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/engine/display"
 )
-
-// chunksShown bounds how many chunks the chunk viewer lays out at once.
-const chunksShown = 300
 
 // knowledgeScreen imports files and folders, shows the import's progress with a cancel
 // button, and lists the imported documents with their chunks.
@@ -37,13 +33,17 @@ type knowledgeScreen struct {
 	progressRow  *fyne.Container
 	banner       *banner
 	list         *widget.List
+	filter       *widget.Entry
 	empty        *widget.Label
 	content      fyne.CanvasObject
 
 	docs         []engine.DocumentView
+	rows         []kbListRow // docs as listed: filtered, under folder headers (kblist.go)
 	gen          int
 	cancelImport context.CancelFunc // non-nil while an import runs
 	sync         *syncSwitch        // nil when the backend cannot watch folders
+	// openDoc shows a document's chunks; the app sets it to its document view.
+	openDoc func(engine.DocumentView)
 }
 
 func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *knowledgeScreen {
@@ -60,8 +60,9 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 	k.progressRow.Hide()
 	k.banner = newBanner()
 
-	k.list = widget.NewList(func() int { return len(k.docs) }, newDocRow, k.updateRow)
-	k.empty = widget.NewLabel("No documents yet. Import Markdown, text, HTML or PDF files,\nor drop files and folders on this window.")
+	k.list = widget.NewList(func() int { return len(k.rows) }, newKBRowView, k.updateListRow)
+	k.filter = k.newFilterEntry()
+	k.empty = widget.NewLabel(noDocumentsText)
 	k.empty.Alignment = fyne.TextAlignCenter
 	k.empty.Importance = widget.LowImportance
 	k.empty.Hide()
@@ -70,7 +71,7 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 	top := container.NewVBox(
 		container.NewHBox(k.importFolder, k.importFiles, widget.NewLabel("into space"), spaceBox,
 			hint("or drop files and folders on the window")),
-		k.progressRow, k.banner.content)
+		k.progressRow, k.banner.content, k.filter)
 	k.addSyncSwitch(top)
 	k.content = container.NewBorder(top, nil, nil, nil, container.NewStack(k.list, container.NewCenter(k.empty)))
 	return k
@@ -132,10 +133,10 @@ func (k *knowledgeScreen) importPaths(paths []string) {
 	k.progressRow.Show()
 	k.importFiles.Disable()
 	k.importFolder.Disable()
-	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text)}
-	req.Progress = func(p engine.ImportProgress) {
-		k.t.do(func() { k.showProgress(p) })
-	}
+	// Entities are left to the engine's background sweep, as the CLI's import leaves them,
+	// so the window imports at the CLI's speed (kbprogress.go has the rest).
+	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text), DeferEntities: true,
+		Progress: k.importProgress()}
 	k.cancelImport = k.t.start(func(ctx context.Context) {
 		res, err := k.b.KBAdd(ctx, req)
 		k.t.do(func() { k.imported(res, err) })
@@ -268,12 +269,7 @@ func (k *knowledgeScreen) reload() {
 				return
 			}
 			k.docs = res.Documents
-			if len(k.docs) == 0 {
-				k.empty.Show()
-			} else {
-				k.empty.Hide()
-			}
-			k.list.Refresh()
+			k.regroup()
 		})
 	})
 }
@@ -299,34 +295,11 @@ func docTitle(d engine.DocumentView) string {
 	return filepath.Base(d.Path)
 }
 
+// showChunks opens the document's chunks from its start (see docView).
 func (k *knowledgeScreen) showChunks(d engine.DocumentView) {
-	k.t.start(func(ctx context.Context) {
-		chunks, err := k.b.KBChunks(ctx, d.ID)
-		k.t.do(func() {
-			if err != nil {
-				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
-				k.reload()
-				return
-			}
-			box := container.NewVBox()
-			for i, c := range chunks {
-				if i == chunksShown {
-					box.Add(caption(fmt.Sprintf("… and %d more chunks.", len(chunks)-chunksShown)))
-					break
-				}
-				head := fmt.Sprintf("#%d · lines %d–%d", c.Ordinal, c.LineStart, c.LineEnd)
-				if c.Heading != "" {
-					head += " · " + c.Heading
-				}
-				text := widget.NewLabel(display.Block(c.Text))
-				text.Wrapping = fyne.TextWrapWord
-				box.Add(container.NewVBox(caption(head), text, widget.NewSeparator()))
-			}
-			dlg := dialog.NewCustom(docTitle(d)+" — "+plural(len(chunks), "chunk", "chunks"), "Close", container.NewVScroll(box), k.win)
-			dlg.Resize(fyne.NewSize(760, 560))
-			dlg.Show()
-		})
-	})
+	if k.openDoc != nil {
+		k.openDoc(d)
+	}
 }
 
 func (k *knowledgeScreen) reimport(d engine.DocumentView) {

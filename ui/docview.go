@@ -1,0 +1,264 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
+)
+
+// Chunks the document view shows around a hit when it opens, and adds per "Show earlier" or
+// "Show later". Opening used to lay out up to 300 wrapped chunks from #0 and took seconds;
+// a screenful around the hit is what the person came for.
+const (
+	docViewAround = 8
+	docViewPage   = 20
+)
+
+// docView shows one document's chunks in a dialog, opened at a hit's chunk with the matched
+// words marked, with actions to open the file in its own app, show its folder, and copy.
+type docView struct {
+	t   *tasks
+	b   Backend
+	win fyne.Window
+	// openURL hands a file:// URL to the system's default handler (fyne's App.OpenURL:
+	// xdg-open, open, or the Windows shell); tests replace it.
+	openURL   func(*url.URL) error
+	clipboard fyne.Clipboard
+
+	dlg     dialog.Dialog // nil while closed
+	gen     int
+	page    engine.KBChunkPage
+	terms   []string
+	box     *fyne.Container
+	scroll  *container.Scroll
+	earlier *widget.Button
+	later   *widget.Button
+	hitCard fyne.CanvasObject
+	status  *widget.Label
+}
+
+func newDocView(t *tasks, b Backend, win fyne.Window, a fyne.App) *docView {
+	return &docView{t: t, b: b, win: win, openURL: a.OpenURL, clipboard: a.Clipboard()}
+}
+
+// open shows document docID at chunk around (0: from its start), marking terms.
+func (v *docView) open(docID, around int64, terms []string) {
+	v.gen++
+	gen := v.gen
+	req := engine.KBChunkPageRequest{DocID: docID, Around: around, After: docViewPage}
+	if around != 0 {
+		req.Before, req.After = docViewAround, docViewAround
+	}
+	v.t.start(func(ctx context.Context) {
+		page, err := v.b.KBChunkPage(ctx, req)
+		v.t.do(func() {
+			if gen != v.gen {
+				return
+			}
+			if err != nil {
+				dialog.ShowError(fmt.Errorf("open document: %w", err), v.win)
+				return
+			}
+			v.show(page, terms)
+		})
+	})
+}
+
+func (v *docView) show(page engine.KBChunkPage, terms []string) {
+	v.close()
+	v.page, v.terms = page, terms
+	v.box = container.NewVBox()
+	v.earlier = widget.NewButtonWithIcon("Show earlier", theme.MoveUpIcon(), v.keepEsc(func() { v.more(true) }))
+	v.later = widget.NewButtonWithIcon("Show later", theme.MoveDownIcon(), v.keepEsc(func() { v.more(false) }))
+	for _, b := range []*widget.Button{v.earlier, v.later} {
+		b.Importance = widget.LowImportance
+	}
+	v.status = caption("")
+	v.hitCard = nil
+	v.render()
+
+	d := page.Document
+	actions := container.NewHBox(
+		widget.NewButtonWithIcon("Open in its app", theme.FileApplicationIcon(), v.keepEsc(v.openFile)),
+		widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.keepEsc(v.openFolder)),
+		widget.NewButtonWithIcon("Copy passage", theme.ContentCopyIcon(), v.keepEsc(v.copyPassage)),
+		widget.NewButtonWithIcon("Copy path", theme.ContentCopyIcon(), v.keepEsc(func() { v.copy(d.Path, "path") })),
+	)
+	path := caption(display.Line(d.Path) + " · " + plural(d.Chunks, "chunk", "chunks"))
+	path.Truncation = fyne.TextTruncateEllipsis
+	v.scroll = container.NewVScroll(v.box)
+	content := container.NewBorder(container.NewVBox(actions, path, v.status), nil, nil, nil, v.scroll)
+	dlg := dialog.NewCustom(docTitle(d), "Close", content, v.win)
+	dlg.SetOnClosed(func() {
+		if v.dlg == dlg {
+			v.dlg = nil
+		}
+	})
+	v.dlg = dlg
+	dlg.Resize(fyne.NewSize(760, 560))
+	dlg.Show()
+	// Keys go to the window, whose handler closes the view on Esc.
+	v.win.Canvas().Unfocus()
+	v.scrollToHit()
+}
+
+// keepEsc wraps a button's action: a tapped button takes the keyboard focus, and a focused
+// widget gets the keys the window's handler would see, so Esc would stop closing the view.
+func (v *docView) keepEsc(action func()) func() {
+	return func() {
+		action()
+		v.win.Canvas().Unfocus()
+	}
+}
+
+// render lays out the page's chunks between the earlier and later buttons.
+func (v *docView) render() {
+	objs := make([]fyne.CanvasObject, 0, len(v.page.Chunks)+2)
+	objs = append(objs, v.earlier)
+	for i, c := range v.page.Chunks {
+		card := chunkCard(c, v.terms, i == v.page.Hit)
+		if i == v.page.Hit {
+			v.hitCard = card
+		}
+		objs = append(objs, card)
+	}
+	objs = append(objs, v.later)
+	v.box.Objects = objs
+	v.earlier.Hidden = len(v.page.Chunks) == 0 || v.page.Chunks[0].Ordinal == 0
+	v.later.Hidden = len(v.page.Chunks) == 0 || v.page.Chunks[len(v.page.Chunks)-1].Ordinal >= v.page.Document.Chunks-1
+	v.box.Refresh()
+}
+
+func chunkCard(c engine.ChunkView, terms []string, hit bool) fyne.CanvasObject {
+	head := fmt.Sprintf("#%d · lines %d–%d", c.Ordinal, c.LineStart, c.LineEnd)
+	if c.Heading != "" {
+		head += " · " + display.Line(c.Heading)
+	}
+	label := caption(head)
+	if hit {
+		label = widget.NewLabelWithStyle("▶ match · "+head, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		label.Importance = widget.HighImportance
+	}
+	text := widget.NewRichText(segments(highlight(display.Block(c.Text), terms))...)
+	text.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(label, text, widget.NewSeparator())
+}
+
+// scrollToHit puts the hit's chunk at the top of the view.
+func (v *docView) scrollToHit() {
+	if v.hitCard == nil || v.scroll == nil {
+		return
+	}
+	v.scroll.Offset = fyne.NewPos(0, v.hitCard.Position().Y)
+	v.scroll.Refresh()
+}
+
+// more loads the next page before the first chunk shown (earlier) or after the last.
+func (v *docView) more(earlier bool) {
+	if len(v.page.Chunks) == 0 {
+		return
+	}
+	edge := v.page.Chunks[len(v.page.Chunks)-1]
+	req := engine.KBChunkPageRequest{DocID: v.page.Document.ID, Around: edge.ID, After: docViewPage}
+	if earlier {
+		edge = v.page.Chunks[0]
+		req = engine.KBChunkPageRequest{DocID: v.page.Document.ID, Around: edge.ID, Before: docViewPage}
+	}
+	gen := v.gen
+	v.t.start(func(ctx context.Context) {
+		page, err := v.b.KBChunkPage(ctx, req)
+		v.t.do(func() {
+			if gen != v.gen || v.dlg == nil {
+				return
+			}
+			if err != nil {
+				v.status.SetText(sentence(err))
+				return
+			}
+			// The page repeats the edge chunk, which is already shown.
+			got := page.Chunks
+			if earlier {
+				got = got[:max(len(got)-1, 0)]
+				v.page.Chunks = append(got, v.page.Chunks...)
+				if v.page.Hit >= 0 {
+					v.page.Hit += len(got)
+				}
+			} else if len(got) > 0 {
+				v.page.Chunks = append(v.page.Chunks, got[1:]...)
+			}
+			v.page.Document = page.Document
+			offset, oldFirstY := v.scroll.Offset.Y, v.box.Objects[1].Position().Y
+			v.render()
+			if earlier && len(got)+1 < len(v.box.Objects) {
+				// Keep the chunk that was first where it was on screen.
+				v.scroll.Offset.Y = offset + v.box.Objects[len(got)+1].Position().Y - oldFirstY
+				v.scroll.Refresh()
+			}
+		})
+	})
+}
+
+// typedKey closes the view on Esc; it reports whether it took the key.
+func (v *docView) typedKey(ev *fyne.KeyEvent) bool {
+	if v.dlg == nil || ev.Name != fyne.KeyEscape {
+		return false
+	}
+	v.close()
+	return true
+}
+
+func (v *docView) close() {
+	if v.dlg != nil {
+		d := v.dlg
+		v.dlg = nil
+		d.Hide()
+	}
+}
+
+func (v *docView) isOpen() bool { return v.dlg != nil }
+
+// openFile opens the document in the app the system uses for its kind of file.
+func (v *docView) openFile() { v.open1(v.page.Document.Path) }
+
+// openFolder opens the folder that holds the document in the system's file manager.
+func (v *docView) openFolder() { v.open1(filepath.Dir(v.page.Document.Path)) }
+
+func (v *docView) open1(path string) {
+	u := &url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	if !strings.HasPrefix(u.Path, "/") {
+		u.Path = "/" + u.Path // C:/x on Windows becomes file:///C:/x
+	}
+	if err := v.openURL(u); err != nil {
+		v.status.SetText(sentence(fmt.Errorf("open %s: %w", path, err)))
+		return
+	}
+	v.status.SetText("Opened " + display.Line(path) + ".")
+}
+
+// copyPassage copies the hit's chunk, or the first shown when the view has no hit.
+func (v *docView) copyPassage() {
+	if len(v.page.Chunks) == 0 {
+		return
+	}
+	c := v.page.Chunks[0]
+	if v.page.Hit >= 0 {
+		c = v.page.Chunks[v.page.Hit]
+	}
+	v.copy(c.Text, "passage")
+}
+
+func (v *docView) copy(text, what string) {
+	v.clipboard.SetContent(text)
+	v.status.SetText("Copied the " + what + ".")
+}
