@@ -140,7 +140,7 @@ func TestUnchangedRecheckSkipsExtraction(t *testing.T) {
 	ctx := context.Background()
 	e := openEntityEngine(t)
 	for _, pass := range []struct {
-		name  string
+		name     string
 		deferred bool
 	}{{"inline entities", false}, {"deferred entities (window)", true}} {
 		start := time.Now()
