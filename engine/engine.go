@@ -130,6 +130,9 @@ type Engine struct {
 	sweeping atomic.Bool                      // an entity sweep pass is running
 	vectors  vectorIndex                      // the semantic leg's in-memory index
 	lex      *lexicon.Index                   // the lexical leg's in-memory copy of the word index
+	// parser reads imported files; it starts PDFium on the first PDF and keeps it for the
+	// rest of the process, since starting it costs seconds.
+	parser ingest.Parser
 	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
 	// last one was on time. See slowEmbedTimeout.
 	slowModel atomic.Int64
@@ -163,6 +166,11 @@ func indexWords(text string) string {
 
 // Close releases the database.
 func (e *Engine) Close() error {
+	// PDFium holds no data of the user's, so failing to close it is only logged: the
+	// database's error is the one that matters.
+	if err := e.parser.Close(); err != nil {
+		e.log.Warn("close PDF reader", "err", err)
+	}
 	if err := e.st.Close(); err != nil {
 		return fmt.Errorf("close database: %w", err)
 	}

@@ -140,7 +140,7 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 // importFile parses and stores one file, read without leaving root (see ingest.OpenWithin);
 // problems with the file become its outcome.
 func (e *Engine) importFile(ctx context.Context, space, root, path string) ImportedFile {
-	doc, err := ingest.ReadFileWithin(root, path, e.opts.Import)
+	doc, err := e.parser.ReadFileWithin(ctx, root, path, e.opts.Import)
 	if err != nil {
 		outcome := ImportFailed
 		if isSkippable(err) {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -19,9 +20,10 @@ import (
 // TestParseGolden parses each fixture and compares the whole Document with a golden file,
 // so a change in extraction or chunking is reviewed as a diff. Refresh with -update.
 func TestParseGolden(t *testing.T) {
+	p := testParser(t)
 	for _, name := range []string{"notes.md", "plain.txt", "page.html", "report.pdf"} {
 		t.Run(name, func(t *testing.T) {
-			doc, err := ReadFile(filepath.Join("testdata", name), Limits{})
+			doc, err := p.ReadFile(context.Background(), filepath.Join("testdata", name), Limits{})
 			if err != nil {
 				t.Fatalf("ReadFile(%s) error: %v", name, err)
 			}
@@ -191,8 +193,10 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(name, data)
 	}
+	p := new(Parser) // one PDFium for every input, as in an import
+	f.Cleanup(func() { p.Close() })
 	f.Fuzz(func(t *testing.T, path string, data []byte) {
-		doc, err := Parse(path, data, Limits{ChunkMaxRunes: 64})
+		doc, err := p.Parse(context.Background(), path, data, Limits{ChunkMaxRunes: 64})
 		if err != nil {
 			return
 		}
