@@ -153,7 +153,7 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 	for _, c := range doc.Chunks {
 		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
 			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
-			Entities: e.extractEntities(c.Text)})
+			Page: c.Page, Entities: e.extractEntities(c.Text)})
 	}
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {
@@ -259,6 +259,7 @@ type ChunkView struct {
 	Ordinal   int    `json:"ordinal"`
 	Text      string `json:"text"`
 	Heading   string `json:"heading,omitempty"`
+	Page      int    `json:"page,omitempty"` // 1-based PDF page; the lines are of that page
 	LineStart int    `json:"line_start"`
 	LineEnd   int    `json:"line_end"`
 }
@@ -275,7 +276,7 @@ func (e *Engine) KBChunks(ctx context.Context, docID int64) ([]ChunkView, error)
 	out := make([]ChunkView, 0, len(chunks))
 	for _, c := range chunks {
 		out = append(out, ChunkView{ID: c.ID, Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
-			LineStart: c.LineStart, LineEnd: c.LineEnd})
+			Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd})
 	}
 	return out, nil
 }

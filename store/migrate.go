@@ -27,6 +27,7 @@ var migrations = []migration{
 	{name: "word indexes of the engine's own terms, text lengths and the change log", sql: schemaV7},
 	{name: "entity names stored once, trigram index without positions", sql: schemaV8, then: internEntities},
 	{name: "integer dedupe keys, full-text indexes without positions or row sizes, statements in the fact row", sql: schemaV9, then: packStatements},
+	{name: "page of each PDF chunk", sql: schemaV10},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -643,3 +644,11 @@ func packStatements(ctx context.Context, tx *sql.Tx) error {
 	_, err = tx.ExecContext(ctx, `DROP TABLE triples`)
 	return err
 }
+
+// schemaV10 gives chunks the PDF page they are on (1-based; 0 for every other format). PDFs
+// imported before it were read without word spaces or pages; forgetting their hash makes the
+// next import of the same file re-read it instead of calling it unchanged.
+const schemaV10 = `
+ALTER TABLE chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;
+UPDATE documents SET hash = '' WHERE format = 'pdf';
+`
