@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -42,12 +43,16 @@ type Limits struct {
 	// ChunkOverlapRunes is how much of a chunk the next one repeats when a paragraph had to
 	// be cut; default 80, negative for none, and never more than half of ChunkMaxRunes.
 	ChunkOverlapRunes int
+	// MaxPDFTime bounds how long PDFium may take over one PDF; default 2 minutes. A healthy
+	// 20 MB PDF takes seconds; one that is damaged or made to hang a reader never ends.
+	MaxPDFTime time.Duration
 }
 
 const (
 	defaultMaxFileBytes = 20 << 20
 	defaultChunkRunes   = 800
 	defaultOverlapRunes = 80
+	defaultPDFTime      = 2 * time.Minute
 )
 
 func (l Limits) withDefaults() Limits {
@@ -59,6 +64,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ChunkOverlapRunes == 0 {
 		l.ChunkOverlapRunes = defaultOverlapRunes
+	}
+	if l.MaxPDFTime <= 0 {
+		l.MaxPDFTime = defaultPDFTime
 	}
 	return l
 }
@@ -112,6 +120,12 @@ type Parser struct {
 	pdf PDFium
 }
 
+// NewParser returns a Parser that keeps compiled PDFium in pdfCacheDir between processes
+// ("" for none; see PDFium.CacheDir).
+func NewParser(pdfCacheDir string) *Parser {
+	return &Parser{pdf: PDFium{CacheDir: pdfCacheDir}}
+}
+
 // Close releases what the Parser started. Parsing a PDF after Close fails.
 func (p *Parser) Close() error { return p.pdf.Close() }
 
@@ -151,7 +165,7 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 	)
 	if format == "pdf" {
 		var pages []string
-		if pages, doc.Title, err = p.pdf.pdfText(ctx, data); err == nil {
+		if pages, doc.Title, err = p.pdf.pdfText(ctx, data, lim.MaxPDFTime); err == nil {
 			doc.Text, lay, pageStarts = pdfLayout(pages)
 		}
 	} else if doc.Text, err = decodeText(data); format == "html" {

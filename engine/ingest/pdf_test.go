@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -311,6 +312,99 @@ func TestParsePDFTruncated(t *testing.T) {
 			if c.Page < 1 || !utf8.ValidString(c.Text) {
 				t.Errorf("Parse(first %d bytes) chunk %+v: want a page and valid text", n, c)
 			}
+		}
+	}
+}
+
+// slowPDF has pages pages that all show one compressed content stream of glyphs many
+// glyphs long: small on disk, and seconds of work for any reader that extracts its text.
+func slowPDF(pages, glyphs int) []byte {
+	kids := make([]string, pages)
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", pdfFont,
+		pdfStream("BT /F1 1 Tf 0 700 Td "+strings.Repeat("(ab) Tj 0.01 0 Td ", glyphs)+"ET", true)}
+	for i := range kids {
+		kids[i] = fmt.Sprintf("%d 0 R", len(objects)+1)
+		objects = append(objects, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>")
+	}
+	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages)
+	return pdfFile("", objects...)
+}
+
+// TestParsePDFTimeLimit: a PDF that takes longer than MaxPDFTime is skipped with that
+// reason, long before it would have finished, and the Parser reads the next PDF as usual.
+func TestParsePDFTimeLimit(t *testing.T) {
+	p := testParser(t)
+	data := slowPDF(400, 20000)
+	if _, err := p.Parse(context.Background(), "report.pdf", reportPDF(), Limits{}); err != nil {
+		t.Fatal(err) // starts PDFium, which is not the slow file's time
+	}
+	start := time.Now()
+	_, err := p.Parse(context.Background(), "slow.pdf", data, Limits{MaxPDFTime: 200 * time.Millisecond})
+	took := time.Since(start)
+	if !errors.Is(err, ErrNoText) || !strings.Contains(err.Error(), "took over 200ms") {
+		t.Errorf("Parse(slow.pdf) error = %v, want %v saying it took over 200ms", err, ErrNoText)
+	}
+	t.Logf("stopped after %s (%d bytes of PDF)", took, len(data))
+	if doc, err := p.Parse(context.Background(), "report.pdf", reportPDF(), Limits{}); err != nil || len(doc.Chunks) != 2 {
+		t.Errorf("Parse(report.pdf) after a killed one = %d chunks, %v; want 2 chunks", len(doc.Chunks), err)
+	}
+}
+
+// TestParsePDFCancelled: a cancelled import stops reading a PDF with the context's error,
+// not as a fault of the file.
+func TestParsePDFCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := testParser(t).Parse(ctx, "x.pdf", reportPDF(), Limits{})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNoText) {
+		t.Errorf("Parse(cancelled) error = %v, want %v and not %v", err, context.Canceled, ErrNoText)
+	}
+}
+
+// BenchmarkPDFiumStart is what the first PDF of a process costs on top of reading it:
+// compiling PDFium's WebAssembly (or, with a cache folder a run before filled, loading it)
+// and starting its first instance.
+func BenchmarkPDFiumStart(b *testing.B) {
+	data := reportPDF()
+	cache := filepath.Join(b.TempDir(), "pdfium")
+	warm := NewParser(cache)
+	if _, err := warm.Parse(context.Background(), "report.pdf", data, Limits{}); err != nil {
+		b.Fatal(err)
+	}
+	warm.Close()
+	for _, bc := range []struct{ name, cacheDir string }{{"compile", ""}, {"cached", cache}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p := NewParser(bc.cacheDir)
+				if _, err := p.Parse(context.Background(), "report.pdf", data, Limits{}); err != nil {
+					b.Fatal(err)
+				}
+				p.Close()
+			}
+		})
+	}
+}
+
+// TestPDFiumCacheDir: a Parser with a cache folder leaves compiled PDFium there, and the
+// next process's Parser (here, the next Parser) reads PDFs with it.
+func TestPDFiumCacheDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pdfium")
+	for i := range 2 {
+		p := NewParser(dir)
+		doc, err := p.Parse(context.Background(), "report.pdf", reportPDF(), Limits{})
+		if cerr := p.Close(); cerr != nil {
+			t.Errorf("Close: %v", cerr)
+		}
+		if err != nil || len(doc.Chunks) != 2 {
+			t.Fatalf("Parser %d: Parse(report.pdf) = %d chunks, %v; want 2", i+1, len(doc.Chunks), err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) == 0 {
+			t.Errorf("after Parser %d the cache folder holds %v, %v; want the compiled module", i+1, entries, err)
+		}
+		if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o077 != 0 {
+			t.Errorf("cache folder mode %v; want it closed to other users, it holds code this process runs", info.Mode().Perm())
 		}
 	}
 }
