@@ -31,9 +31,9 @@ const pdfMemoryPages = 1 << 14
 // module to native code costs 2-5 s and lifts the process to about 340 MB resident at its
 // peak (measured on a shared 2-core amd64), so it happens once, when the first PDF is met,
 // and the compiled module is kept until Close; with CacheDir a later process loads it in
-// about 0.1 s and stays near 60 MB. Each PDF then runs in a fresh module
-// instance, so the memory one file made PDFium claim (WebAssembly memory never shrinks) is
-// given back when it is done.
+// about 0.1 s and stays near 60 MB. Each PDF then runs in a fresh module instance (1-5 ms),
+// so the memory one file made PDFium claim (WebAssembly memory never shrinks) is given back
+// when it is done.
 //
 // The zero value is ready to use; it is safe for concurrent use.
 type PDFium struct {
@@ -72,7 +72,7 @@ func (p *PDFium) start() (pdfium.Pool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, errors.New("PDFium is closed")
+		return nil, errors.New("the PDF reader is closed")
 	}
 	if p.pool != nil {
 		return p.pool, nil
@@ -120,7 +120,7 @@ func (p *PDFium) pdfText(ctx context.Context, data []byte, maxTime time.Duration
 	// Starting PDFium is the process's cost, not this file's, so it is outside maxTime.
 	pool, err := p.start()
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("was not read: %w", err)
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, maxTime)
@@ -130,7 +130,7 @@ func (p *PDFium) pdfText(ctx context.Context, data []byte, maxTime time.Duration
 		if parent.Err() != nil {
 			return nil, "", fmt.Errorf("was not read: %w", parent.Err())
 		}
-		return nil, "", fmt.Errorf("start PDFium: %w", err)
+		return nil, "", fmt.Errorf("was not read: start PDFium: %w", err)
 	}
 	killed := make(chan struct{})
 	stopKill := context.AfterFunc(ctx, func() {
@@ -157,10 +157,12 @@ func (p *PDFium) pdfText(ctx context.Context, data []byte, maxTime time.Duration
 			pages, title, err = nil, "", unreadablePDF(fmt.Errorf("%v", r))
 		}
 	}()
-	return readPDF(inst, data)
+	return readPDF(ctx, inst, data)
 }
 
-func readPDF(inst pdfium.Pdfium, data []byte) ([]string, string, error) {
+// readPDF reads every page of data with inst. Once ctx ends the instance is being killed,
+// so the pages left are not asked for.
+func readPDF(ctx context.Context, inst pdfium.Pdfium, data []byte) ([]string, string, error) {
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
@@ -174,16 +176,19 @@ func readPDF(inst pdfium.Pdfium, data []byte) ([]string, string, error) {
 		return nil, "", unreadablePDF(err)
 	}
 	pages := make([]string, count.PageCount)
-	any := false
+	hasText := false
 	for i := range pages {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err() // pdfText words the error
+		}
 		t, err := pageText(inst, doc.Document, i)
 		if err != nil {
 			continue // one broken page should not cost the others
 		}
 		pages[i] = t
-		any = any || t != ""
+		hasText = hasText || t != ""
 	}
-	if !any {
+	if !hasText {
 		return nil, "", fmt.Errorf("has no text layer (a scan?): nothing to search; run OCR on it first: %w", ErrNoText)
 	}
 	var title string
