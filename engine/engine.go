@@ -90,6 +90,9 @@ type Options struct {
 	// CreateDirs lets Open create the database's missing folders; off, a missing folder
 	// is store.ErrNoDirectory (see store.Options.CreateDirs).
 	CreateDirs bool
+	// PDFCacheDir keeps PDFium compiled between runs, so a process's first PDF does not wait
+	// seconds for the compiler; "" compiles it anew in each process.
+	PDFCacheDir string
 }
 
 func (o Options) withDefaults() Options {
@@ -132,6 +135,9 @@ type Engine struct {
 	entitiesWanted chan struct{}
 	vectors        vectorIndex    // the semantic leg's in-memory index
 	lex            *lexicon.Index // the lexical leg's in-memory copy of the word index
+	// parser reads imported files; it starts PDFium on the first PDF and keeps it for the
+	// rest of the process, since starting it costs seconds.
+	parser *ingest.Parser
 	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
 	// last one was on time. See slowEmbedTimeout.
 	slowModel atomic.Int64
@@ -146,7 +152,8 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1)}
+	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
+		parser: ingest.NewParser(opts.PDFCacheDir)}
 	if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)
 	}
@@ -165,6 +172,11 @@ func indexWords(text string) string {
 
 // Close releases the database.
 func (e *Engine) Close() error {
+	// PDFium holds no data of the user's, so failing to close it is only logged: the
+	// database's error is the one that matters.
+	if err := e.parser.Close(); err != nil {
+		e.log.Warn("close PDF reader", "err", err)
+	}
 	if err := e.st.Close(); err != nil {
 		return fmt.Errorf("close database: %w", err)
 	}

@@ -303,6 +303,9 @@ func TestKBImportEachFormat(t *testing.T) {
 			if h.Doc != nil && (h.Doc.LineStart < 1 || h.Doc.LineEnd < h.Doc.LineStart) {
 				t.Errorf("hit lines %d-%d are not a span", h.Doc.LineStart, h.Doc.LineEnd)
 			}
+			if wantPDF := tc.wantFile == "report.pdf"; h.Doc != nil && wantPDF != (h.Doc.Page > 0) {
+				t.Errorf("hit of %s is on page %d; want a page exactly for PDFs", tc.wantFile, h.Doc.Page)
+			}
 		})
 	}
 	if got := recallIDs(t, e, RecallRequest{Query: "scriptword", Source: SourceKnowledge}); len(got) != 0 {
@@ -490,5 +493,65 @@ func TestNegativeCountsRefused(t *testing.T) {
 	}
 	if _, err := e.List(ctx, ListRequest{Offset: -1}); !errors.Is(err, ErrBadRequest) {
 		t.Errorf("list with offset -1: %v, want ErrBadRequest", err)
+	}
+}
+
+// TestKBImportDebianPDFs imports two real PDFs that Debian ships (TeX and DocBook output):
+// the text keeps its word spaces, a phrase from each is recalled, and every hit knows its
+// page.
+func TestKBImportDebianPDFs(t *testing.T) {
+	cases := []struct {
+		pkg, path, phrase string
+		pages             int
+	}{
+		{"shared-mime-info", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
+			"Each element corresponds to one line of file(1)’s magic.mime file", 17},
+		{"libtasn1-doc", "/usr/share/doc/libtasn1-doc/libtasn1.pdf",
+			"Distinguished Encoding Rules (DER) encoding support", 36},
+	}
+	ctx := context.Background()
+	e := openTestEngine(t)
+	for _, tc := range cases {
+		t.Run(tc.pkg, func(t *testing.T) {
+			if _, err := os.Stat(tc.path); err != nil {
+				t.Skipf("%s is not here; install the Debian package %s (scripts/deps.sh does)", tc.path, tc.pkg)
+			}
+			res, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{tc.path}})
+			if err != nil || res.Added != 1 {
+				t.Fatalf("KBAdd(%s) = %+v, %v; want it added", tc.path, res, err)
+			}
+			chunks, err := e.KBChunks(ctx, res.Files[0].DocID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all strings.Builder
+			for _, c := range chunks {
+				if c.Page < 1 || c.Page > tc.pages {
+					t.Errorf("chunk %d is on page %d, want 1-%d", c.Ordinal, c.Page, tc.pages)
+				}
+				all.WriteString(c.Text + "\n")
+			}
+			if !strings.Contains(all.String(), tc.phrase) {
+				t.Errorf("chunks of %s do not hold %q with its spaces", tc.path, tc.phrase)
+			}
+			if last := chunks[len(chunks)-1].Page; last != tc.pages {
+				t.Errorf("last chunk is on page %d, want %d", last, tc.pages)
+			}
+			rec, err := e.Recall(ctx, RecallRequest{Query: tc.phrase, Source: SourceKnowledge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range rec.Hits {
+				if h.Doc == nil || h.Doc.Page < 1 {
+					t.Errorf("hit %q has no page: %+v", h.Text, h.Doc)
+					continue
+				}
+				found = found || (h.Doc.Path == tc.path && strings.Contains(h.Text, tc.phrase))
+			}
+			if !found {
+				t.Errorf("Recall(%q) = %d hits, none of them the chunk of %s that holds it", tc.phrase, len(rec.Hits), tc.path)
+			}
+		})
 	}
 }

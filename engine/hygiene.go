@@ -429,6 +429,7 @@ func (e *Engine) sweepTriples(ctx context.Context, budget int) (SweepReport, err
 // memory of the same space.
 type KBConflict struct {
 	Path      string `json:"path"`
+	Page      int    `json:"page,omitempty"` // PDF page; the lines are then of that page
 	LineStart int    `json:"line_start"`
 	LineEnd   int    `json:"line_end"`
 	Sentence  string `json:"sentence"`
@@ -465,7 +466,7 @@ func (e *Engine) documentConflicts(ctx context.Context, space, path string, chun
 			}
 			mine := fromStore(ts.List)
 			for _, f := range facts {
-				kb := KBConflict{Path: path, LineStart: c.LineStart + sent.line, Sentence: sent.text, FactID: f.FactID}
+				kb := KBConflict{Path: path, Page: c.Page, LineStart: c.LineStart + sent.line, Sentence: sent.text, FactID: f.FactID}
 				kb.LineEnd = kb.LineStart + strings.Count(sent.text, "\n")
 				theirs := fromStore(f.Triples)
 				if conflict, ok := hygiene.Contradicts(mine, theirs); ok {

@@ -160,7 +160,7 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 // problems with the file become its outcome. withEntities extracts the chunks' entities now
 // (when the extractor is loaded); otherwise they are stored pending.
 func (e *Engine) importFile(ctx context.Context, space, root, path string, withEntities bool) ImportedFile {
-	doc, err := ingest.ReadFileWithin(root, path, e.opts.Import)
+	doc, err := e.parser.ReadFileWithin(ctx, root, path, e.opts.Import)
 	if err != nil {
 		outcome := ImportFailed
 		if isSkippable(err) {
@@ -183,7 +183,7 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string, withE
 		}
 		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
 			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
-			Entities: ents})
+			Page: c.Page, Entities: ents})
 	}
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {
@@ -346,6 +346,7 @@ type ChunkView struct {
 	Ordinal   int    `json:"ordinal"`
 	Text      string `json:"text"`
 	Heading   string `json:"heading,omitempty"`
+	Page      int    `json:"page,omitempty"` // 1-based PDF page; the lines are of that page
 	LineStart int    `json:"line_start"`
 	LineEnd   int    `json:"line_end"`
 }
@@ -361,8 +362,12 @@ func (e *Engine) KBChunks(ctx context.Context, docID int64) ([]ChunkView, error)
 	}
 	out := make([]ChunkView, 0, len(chunks))
 	for _, c := range chunks {
-		out = append(out, ChunkView{ID: c.ID, Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
-			LineStart: c.LineStart, LineEnd: c.LineEnd})
+		out = append(out, chunkView(c))
 	}
 	return out, nil
+}
+
+func chunkView(c store.Chunk) ChunkView {
+	return ChunkView{ID: c.ID, Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
+		Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd}
 }

@@ -59,8 +59,7 @@ func (e *Engine) KBChunkPage(ctx context.Context, req KBChunkPageRequest) (KBChu
 		if req.Around != 0 && c.ID == req.Around {
 			page.Hit = i
 		}
-		page.Chunks = append(page.Chunks, ChunkView{ID: c.ID, Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
-			LineStart: c.LineStart, LineEnd: c.LineEnd})
+		page.Chunks = append(page.Chunks, chunkView(c))
 	}
 	return page, nil
 }

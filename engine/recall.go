@@ -42,12 +42,14 @@ type LegScores = rank.LegScores
 
 // DocRef points a knowledge hit back to where it came from.
 type DocRef struct {
-	ID        int64  `json:"id"`
-	Path      string `json:"path"`
-	Title     string `json:"title"`
-	Heading   string `json:"heading,omitempty"`
-	LineStart int    `json:"line_start"`
-	LineEnd   int    `json:"line_end"`
+	ID      int64  `json:"id"`
+	Path    string `json:"path"`
+	Title   string `json:"title"`
+	Heading string `json:"heading,omitempty"`
+	// Page is the 1-based page of a PDF; LineStart and LineEnd then count lines of that page.
+	Page      int `json:"page,omitempty"`
+	LineStart int `json:"line_start"`
+	LineEnd   int `json:"line_end"`
 	// OtherPaths are the other places the same file is, by path: identical files are stored
 	// once, so one hit stands for all of them.
 	OtherPaths []string `json:"other_paths,omitempty"`
@@ -419,7 +421,7 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 		if c.Kind == store.KindChunk {
 			h.Source = SourceKnowledge
 			h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
-				LineStart: c.LineStart, LineEnd: c.LineEnd, OtherPaths: copies[c.DocID]}
+				Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd, OtherPaths: copies[c.DocID]}
 		}
 		out = append(out, h)
 	}

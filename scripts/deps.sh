@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages memdesk needs to build and test: a C toolchain and the X11/GL
-# headers for Fyne's cgo binding, a CJK font so Chinese renders, and what the GUI smoke test
+# headers for Fyne's cgo binding, a CJK font so Chinese renders, two real PDFs the import tests
+# read (the shared-mime-info spec and the libtasn1 manual), and what the GUI smoke test
 # drives the app with. Already-installed packages are skipped, so this is cheap to rerun.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev
   libxxf86vm-dev libwayland-dev libxkbcommon-dev
   fonts-wqy-microhei
+  shared-mime-info libtasn1-doc
   xvfb xauth imagemagick xdotool x11-utils
 )
 

@@ -39,13 +39,19 @@ func (s *Store) ChunksAround(ctx context.Context, docID int64, ordinal, before, 
 	return append(ahead, rest...), nil
 }
 
-const chunkColumns = `id, doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end`
+// chunkColumns are what scanChunks reads, in its order.
+const chunkColumns = `id, doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end, page`
 
 func (s *Store) chunkRange(ctx context.Context, query string, docID int64, ordinal, limit int) ([]Chunk, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, query, docID, ordinal, limit)
+	return s.scanChunks(ctx, docID, query, docID, ordinal, limit)
+}
+
+// scanChunks runs query, which selects chunkColumns, and reads its rows.
+func (s *Store) scanChunks(ctx context.Context, docID int64, query string, args ...any) ([]Chunk, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
 	}
@@ -54,7 +60,7 @@ func (s *Store) chunkRange(ctx context.Context, query string, docID int64, ordin
 	for rows.Next() {
 		var c Chunk
 		if err := rows.Scan(&c.ID, &c.DocID, &c.Ordinal, &c.Text, &c.Heading,
-			&c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd); err != nil {
+			&c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &c.Page); err != nil {
 			return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
 		}
 		out = append(out, c)

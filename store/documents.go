@@ -32,8 +32,9 @@ type Chunk struct {
 	Heading   string
 	ByteStart int
 	ByteEnd   int
-	LineStart int
+	LineStart int // for a PDF, lines of the page
 	LineEnd   int
+	Page      int // 1-based PDF page; 0 for other formats
 	// Entities are written with the chunk on import (nil: pending); not read back.
 	Entities *Entities
 }
@@ -145,8 +146,8 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 
 func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) error {
 	stmt, err := tx.PrepareContext(ctx,
-		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end, entity_rules, entity_ids, entity_count, wlen)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, memdesk_wlen(?3))`)
+		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end, page, entity_rules, entity_ids, entity_count, wlen)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, memdesk_wlen(?3))`)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) 
 			return fmt.Errorf("chunk %d entities: %w", c.Ordinal, err)
 		}
 		if _, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
-			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd, ents.rules, ents.ids, ents.count); err != nil {
+			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd, c.Page, ents.rules, ents.ids, ents.count); err != nil {
 			return fmt.Errorf("chunk %d: %w", c.Ordinal, err)
 		}
 	}
@@ -273,20 +274,5 @@ func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
 
 // Chunks returns a document's chunks in order.
 func (s *Store) Chunks(ctx context.Context, docID int64) ([]Chunk, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end
-		FROM chunks WHERE doc_id = ? ORDER BY ordinal`, docID)
-	if err != nil {
-		return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
-	}
-	defer rows.Close()
-	var out []Chunk
-	for rows.Next() {
-		var c Chunk
-		if err := rows.Scan(&c.ID, &c.DocID, &c.Ordinal, &c.Text, &c.Heading,
-			&c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd); err != nil {
-			return nil, fmt.Errorf("read chunks of document %d: %w", docID, err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return s.scanChunks(ctx, docID, `SELECT `+chunkColumns+` FROM chunks WHERE doc_id = ? ORDER BY ordinal`, docID)
 }

@@ -28,6 +28,7 @@ var migrations = []migration{
 	{name: "entity names stored once, trigram index without positions", sql: schemaV8, then: internEntities},
 	{name: "integer dedupe keys, full-text indexes without positions or row sizes, statements in the fact row", sql: schemaV9, then: packStatements},
 	{name: "document copies, watched folders and their file stamps", sql: schemaDocumentCopies},
+	{name: "page of each PDF chunk", sql: schemaPages},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -687,4 +688,12 @@ CREATE TABLE file_stamps (
 	mtime_ns INTEGER NOT NULL,
 	PRIMARY KEY (space, path)
 ) WITHOUT ROWID;
+`
+
+// schemaPages (version 11) gives chunks the PDF page they are on (1-based; 0 for every other format). PDFs
+// imported before it were read without word spaces or pages; forgetting their hash makes the
+// next import of the same file re-read it instead of calling it unchanged.
+const schemaPages = `
+ALTER TABLE chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;
+UPDATE documents SET hash = '' WHERE format = 'pdf';
 `

@@ -29,6 +29,7 @@ type Candidate struct {
 	Heading   string
 	LineStart int
 	LineEnd   int
+	Page      int // PDF page, 0 for other formats
 }
 
 // SearchScope limits a search to one space ("" for every space) and a number of rows.
@@ -152,7 +153,7 @@ func scanFactCandidates(rows sqlRows) ([]Candidate, error) {
 	return out, nil
 }
 
-const chunkCandidateColumns = `c.id, c.text, d.space, d.imported_at, d.id, d.path, d.title, c.heading, c.line_start, c.line_end`
+const chunkCandidateColumns = `c.id, c.text, d.space, d.imported_at, d.id, d.path, d.title, c.heading, c.line_start, c.line_end, c.page`
 
 func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 	defer rows.Close()
@@ -161,7 +162,7 @@ func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 		c := Candidate{Kind: KindChunk}
 		var imported int64
 		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &imported, &c.DocID, &c.DocPath, &c.DocTitle,
-			&c.Heading, &c.LineStart, &c.LineEnd, &c.BM25); err != nil {
+			&c.Heading, &c.LineStart, &c.LineEnd, &c.Page, &c.BM25); err != nil {
 			return nil, fmt.Errorf("read knowledge candidates: %w", err)
 		}
 		c.CreatedAt = time.UnixMilli(imported)

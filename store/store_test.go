@@ -649,3 +649,53 @@ func TestMigratePacksStatements(t *testing.T) {
 		t.Error("the triples table survived the migration")
 	}
 }
+
+// TestMigrateAddsPages: chunks stored before schema v10 are on page 0, and a PDF imported
+// then (read without word spaces or pages) is re-read by its next import, not left as it was.
+func TestMigrateAddsPages(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := &Store{path: path, opts: Options{Words: strings.ToLower}}
+	db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.db = db
+	if err := old.migrate(ctx, migrations[:9]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO documents(id, space, path, title, format, hash, bytes, imported_at) VALUES
+			(1, 'default', '/d/a.pdf', 'a', 'pdf', 'h1', 10, 1), (2, 'default', '/d/b.md', 'b', 'markdown', 'h2', 10, 1)`,
+		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end) VALUES
+			(1, 0, 'Revenuegrew', '', 0, 11, 1, 1), (2, 0, 'notes', '', 0, 5, 1, 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path, Options{Words: strings.ToLower})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for doc, want := range map[int64]string{1: ImportUpdated, 2: ImportUnchanged} {
+		d, err := s.Document(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := s.Chunks(ctx, doc)
+		if err != nil || len(chunks) != 1 || chunks[0].Page != 0 {
+			t.Errorf("Chunks(%d) after migrating = %+v, %v; want one chunk on page 0", doc, chunks, err)
+		}
+		in := DocumentInput{Space: d.Space, Path: d.Path, Title: d.Title, Format: d.Format, Hash: "h" + string(rune('0'+doc)),
+			Chunks: []Chunk{{Text: "Revenue grew", ByteEnd: 12, LineStart: 1, LineEnd: 1, Page: 3}}}
+		if _, outcome, err := s.PutDocument(ctx, in); err != nil || outcome != want {
+			t.Errorf("PutDocument(%s, same hash) = %q, %v; want %q", d.Path, outcome, err, want)
+		}
+	}
+	if chunks, err := s.Chunks(ctx, 1); err != nil || len(chunks) != 1 || chunks[0].Page != 3 {
+		t.Errorf("Chunks(1) after re-import = %+v, %v; want its chunk on page 3", chunks, err)
+	}
+}

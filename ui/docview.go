@@ -142,6 +142,9 @@ func (v *docView) render() {
 
 func chunkCard(c engine.ChunkView, terms []string, hit bool) fyne.CanvasObject {
 	head := fmt.Sprintf("#%d · lines %d–%d", c.Ordinal, c.LineStart, c.LineEnd)
+	if c.Page > 0 {
+		head = fmt.Sprintf("#%d · p. %d · lines %d–%d", c.Ordinal, c.Page, c.LineStart, c.LineEnd)
+	}
 	if c.Heading != "" {
 		head += " · " + display.Line(c.Heading)
 	}

@@ -229,7 +229,11 @@ func (k *knowledgeScreen) showConflicts(cs []engine.KBConflict) {
 		if c.Kind == engine.ConflictContradicts {
 			what = fmt.Sprintf("contradicts memory #%d “%s”: %s", c.FactID, c.FactText, c.Reason)
 		}
-		l := widget.NewLabel(fmt.Sprintf("%s:%d  “%s”\n%s", filepath.Base(c.Path), c.LineStart, c.Sentence, what))
+		where := fmt.Sprintf("%s:%d", filepath.Base(c.Path), c.LineStart)
+		if c.Page > 0 {
+			where = fmt.Sprintf("%s, p. %d:%d", filepath.Base(c.Path), c.Page, c.LineStart)
+		}
+		l := widget.NewLabel(fmt.Sprintf("%s  “%s”\n%s", where, c.Sentence, what))
 		l.Wrapping = fyne.TextWrapWord
 		box.Add(l)
 	}

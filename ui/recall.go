@@ -284,13 +284,16 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 	return container.NewVBox(header, text, widget.NewAccordion(widget.NewAccordionItem("why", why)), widget.NewSeparator())
 }
 
-// docLocation reads "Title — path:12–20 › Heading".
+// docLocation reads "Title — path:12–20 › Heading", or for a PDF "Title — path, p. 3:12–20".
 func docLocation(d engine.DocRef) string {
 	s := d.Title
 	if s == "" {
 		s = d.Path
 	} else {
 		s += " — " + d.Path
+	}
+	if d.Page > 0 {
+		s += fmt.Sprintf(", p. %d", d.Page)
 	}
 	if d.LineStart > 0 {
 		s += fmt.Sprintf(":%d", d.LineStart)

@@ -347,3 +347,23 @@ func TestRecallShowsControlCharactersEscaped(t *testing.T) {
 		t.Errorf("screen text does not show the escapes written out:\n%q", shown)
 	}
 }
+
+func TestDocLocation(t *testing.T) {
+	cases := []struct {
+		name string
+		doc  engine.DocRef
+		want string
+	}{
+		{"markdown", engine.DocRef{Title: "Deploy", Path: "/d/deploy.md", Heading: "Install", LineStart: 12, LineEnd: 20},
+			"Deploy — /d/deploy.md:12–20 › Install"},
+		{"pdf page", engine.DocRef{Title: "Spec", Path: "/d/spec.pdf", Page: 12, LineStart: 3, LineEnd: 9},
+			"Spec — /d/spec.pdf, p. 12:3–9"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := docLocation(tc.doc); got != tc.want {
+				t.Errorf("docLocation(%+v) = %q, want %q", tc.doc, got, tc.want)
+			}
+		})
+	}
+}

@@ -278,6 +278,20 @@ func dataDir(lookup func(string) (string, bool)) (string, error) {
 	}
 }
 
+// pdfCacheDir is where compiled PDFium is kept between runs, in the platform's cache folder;
+// "" when there is none, which only makes the first PDF of each run slower.
+func (c *cli) pdfCacheDir() string {
+	var base string
+	if v, ok := c.lookup("XDG_CACHE_HOME"); ok && filepath.IsAbs(v) && runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+		base = v
+	} else if dir, err := os.UserCacheDir(); err == nil {
+		base = dir
+	} else {
+		return ""
+	}
+	return filepath.Join(base, "memdesk", "pdfium")
+}
+
 func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {
 	path, err := c.dbPath()
 	if err != nil {
@@ -312,7 +326,8 @@ func (c *cli) engineOptions() engine.Options {
 		Logger: c.log,
 		// Only the default path's folders are made: a --db, MEMDESK_DB or db_path naming a
 		// folder that does not exist is more likely a typo than a place for a new store.
-		CreateDirs: cfg.DBPath == "",
+		CreateDirs:  cfg.DBPath == "",
+		PDFCacheDir: c.pdfCacheDir(),
 		Import: ingest.Limits{
 			MaxFileBytes:      int64(cfg.Import.MaxFileMB) << 20,
 			ChunkMaxRunes:     cfg.Import.ChunkMaxRunes,

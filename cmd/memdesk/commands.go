@@ -249,7 +249,7 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 	for i, h := range res.Hits {
 		where := fmt.Sprintf("memory #%d", h.ID)
 		if h.Doc != nil {
-			where = fmt.Sprintf("%s — %s:%d-%d", display.Line(h.Doc.Title), display.Line(h.Doc.Path), h.Doc.LineStart, h.Doc.LineEnd)
+			where = fmt.Sprintf("%s — %s%s", display.Line(h.Doc.Title), display.Line(h.Doc.Path), pageLines(h.Doc.Page, h.Doc.LineStart, h.Doc.LineEnd))
 		}
 		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, where, display.Line(clip(h.Text, 300)))
 		if h.Doc != nil && len(h.Doc.OtherPaths) > 0 {
@@ -336,7 +336,11 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 			}
 			return c.emit(map[string]any{"doc_id": id, "chunks": chunks}, func(w io.Writer) {
 				for _, ch := range chunks {
-					fmt.Fprintf(w, "--- chunk %d, lines %d-%d %s\n%s\n", ch.Ordinal, ch.LineStart, ch.LineEnd, display.Line(ch.Heading), display.Block(ch.Text))
+					where := fmt.Sprintf("lines %d-%d", ch.LineStart, ch.LineEnd)
+					if ch.Page > 0 {
+						where = fmt.Sprintf("p. %d, %s", ch.Page, where)
+					}
+					fmt.Fprintf(w, "--- chunk %d, %s %s\n%s\n", ch.Ordinal, where, display.Line(ch.Heading), display.Block(ch.Text))
 				}
 			})
 		})
@@ -451,7 +455,7 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 	}
 	fmt.Fprintf(w, "\n%d sentences disagree with or repeat your memories:\n", len(res.Conflicts))
 	for _, k := range res.Conflicts {
-		fmt.Fprintf(w, "  %s:%d %q\n", display.Line(k.Path), k.LineStart, clip(k.Sentence, 120))
+		fmt.Fprintf(w, "  %s%s %q\n", display.Line(k.Path), pageLine(k.Page, k.LineStart), clip(k.Sentence, 120))
 		if k.Kind == engine.ConflictContradicts {
 			fmt.Fprintf(w, "    contradicts memory #%d %q: %s\n", k.FactID, clip(k.FactText, 120), display.Line(k.Reason))
 		} else {
@@ -562,4 +566,21 @@ func (c *cli) printConfig(args []string) error {
 		}
 		tw.Flush()
 	})
+}
+
+// pageLines is where in a document a passage is: ":12-20" after a path, or for a PDF
+// ", p. 3, lines 12-20", since a PDF reader finds a place by page first.
+func pageLines(page, start, end int) string {
+	if page == 0 {
+		return fmt.Sprintf(":%d-%d", start, end)
+	}
+	return fmt.Sprintf(", p. %d, lines %d-%d", page, start, end)
+}
+
+// pageLine is pageLines for one line.
+func pageLine(page, line int) string {
+	if page == 0 {
+		return fmt.Sprintf(":%d", line)
+	}
+	return fmt.Sprintf(", p. %d, line %d", page, line)
 }

@@ -258,6 +258,7 @@ func checkChunks(t *testing.T, text string, chunks []Chunk, lim Limits) {
 	t.Helper()
 	maxRunes := lim.withDefaults().ChunkMaxRunes
 	covered := 0
+	pageOffsets := map[int]int{}
 	for i, c := range chunks {
 		if c.Ordinal != i {
 			t.Errorf("chunk %d: Ordinal = %d", i, c.Ordinal)
@@ -275,10 +276,26 @@ func checkChunks(t *testing.T, text string, chunks []Chunk, lim Limits) {
 		if n := utf8.RuneCountInString(c.Text); n > maxRunes {
 			t.Errorf("chunk %d: %d runes, over the cap of %d", i, n, maxRunes)
 		}
-		if want := 1 + strings.Count(text[:c.ByteStart], "\n"); c.LineStart != want {
+		// A PDF chunk counts lines from the top of its page, which starts where the line
+		// numbers of the whole text stand at a fixed offset for every chunk of that page.
+		offset := 0
+		if c.Page > 0 {
+			offset = strings.Count(text[:c.ByteStart], "\n") + 1 - c.LineStart
+			if prev, ok := pageOffsets[c.Page]; (ok && prev != offset) || offset < 0 {
+				t.Errorf("chunk %d: LineStart %d on page %d does not count from the top of the page", i, c.LineStart, c.Page)
+			}
+			pageOffsets[c.Page] = offset
+			if i > 0 && c.Page < chunks[i-1].Page {
+				t.Errorf("chunk %d: page %d after page %d", i, c.Page, chunks[i-1].Page)
+			}
+			if strings.Contains(c.Text, "\n\n") {
+				t.Errorf("chunk %d: Text %q crosses a page break", i, c.Text)
+			}
+		}
+		if want := 1 + strings.Count(text[:c.ByteStart], "\n") - offset; c.LineStart != want {
 			t.Errorf("chunk %d: LineStart = %d, want %d", i, c.LineStart, want)
 		}
-		if want := 1 + strings.Count(text[:c.ByteEnd], "\n"); c.LineEnd != want {
+		if want := 1 + strings.Count(text[:c.ByteEnd], "\n") - offset; c.LineEnd != want {
 			t.Errorf("chunk %d: LineEnd = %d, want %d", i, c.LineEnd, want)
 		}
 		if i > 0 && (c.ByteStart <= chunks[i-1].ByteStart || c.ByteEnd <= chunks[i-1].ByteEnd) {

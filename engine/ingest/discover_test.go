@@ -192,7 +192,7 @@ func TestReadWithinRefusesSwappedLinks(t *testing.T) {
 		t.Fatalf("Discover() = %+v, %v; want 2 candidates", cands, err)
 	}
 	for _, c := range cands {
-		if _, err := ReadFileWithin(c.Root, c.Path, Limits{}); err != nil {
+		if _, err := new(Parser).ReadFileWithin(context.Background(), c.Root, c.Path, Limits{}); err != nil {
 			t.Fatalf("ReadFileWithin(%s) before the swap: %v", c.Path, err)
 		}
 	}
@@ -211,14 +211,14 @@ func TestReadWithinRefusesSwappedLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cands {
-		doc, err := ReadFileWithin(c.Root, c.Path, Limits{})
+		doc, err := new(Parser).ReadFileWithin(context.Background(), c.Root, c.Path, Limits{})
 		if !errors.Is(err, ErrOutsideRoot) {
 			t.Errorf("ReadFileWithin(%s) after a link was swapped in = %q, %v; want %v", c.Path, doc.Text, err, ErrOutsideRoot)
 		}
 	}
 	// A file named directly has its own folder as root: swapping that folder is refused too.
 	named := filepath.Join(root, "sub", "b.md")
-	if _, err := ReadFileWithin(filepath.Join(root, "sub"), named, Limits{}); !errors.Is(err, ErrOutsideRoot) {
+	if _, err := new(Parser).ReadFileWithin(context.Background(), filepath.Join(root, "sub"), named, Limits{}); !errors.Is(err, ErrOutsideRoot) {
 		t.Errorf("ReadFileWithin(root = a folder swapped for a link) error = %v, want %v", err, ErrOutsideRoot)
 	}
 }

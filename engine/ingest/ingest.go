@@ -11,6 +11,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -41,12 +43,16 @@ type Limits struct {
 	// ChunkOverlapRunes is how much of a chunk the next one repeats when a paragraph had to
 	// be cut; default 80, negative for none, and never more than half of ChunkMaxRunes.
 	ChunkOverlapRunes int
+	// MaxPDFTime bounds how long PDFium may take over one PDF; default 2 minutes. A healthy
+	// 20 MB PDF takes seconds; one that is damaged or made to hang a reader never ends.
+	MaxPDFTime time.Duration
 }
 
 const (
 	defaultMaxFileBytes = 20 << 20
 	defaultChunkRunes   = 800
 	defaultOverlapRunes = 80
+	defaultPDFTime      = 2 * time.Minute
 )
 
 func (l Limits) withDefaults() Limits {
@@ -59,6 +65,9 @@ func (l Limits) withDefaults() Limits {
 	if l.ChunkOverlapRunes == 0 {
 		l.ChunkOverlapRunes = defaultOverlapRunes
 	}
+	if l.MaxPDFTime <= 0 {
+		l.MaxPDFTime = defaultPDFTime
+	}
 	return l
 }
 
@@ -69,8 +78,11 @@ type Chunk struct {
 	Heading   string // heading path for Markdown and HTML ("Install > Debian"), "" if none
 	ByteStart int    // byte offsets into Document.Text
 	ByteEnd   int
-	LineStart int // 1-based lines of Document.Text, both inclusive
+	// LineStart and LineEnd are 1-based lines, both inclusive: of Document.Text, or for a
+	// PDF of the chunk's page, since a reader finds a place in a PDF by page and line.
+	LineStart int
 	LineEnd   int
+	Page      int // 1-based page of a PDF chunk, which never spans pages; 0 for other formats
 }
 
 // Document is one parsed file.
@@ -101,9 +113,40 @@ func FormatOf(path string) (string, error) {
 	}
 }
 
-// Parse extracts and chunks one file's bytes. path only decides the format and the fallback
-// title; nothing is read from disk.
+// Parser reads files into Documents. It owns the PDFium runtime that PDFs need, started on
+// the first PDF and kept for the ones after it; Close releases it. The zero value is ready to
+// use, and a Parser is safe for concurrent use.
+type Parser struct {
+	pdf PDFium
+}
+
+// NewParser returns a Parser that keeps compiled PDFium in pdfCacheDir between processes
+// ("" for none; see PDFium.CacheDir).
+func NewParser(pdfCacheDir string) *Parser {
+	return &Parser{pdf: PDFium{CacheDir: pdfCacheDir}}
+}
+
+// Close releases what the Parser started. Parsing a PDF after Close fails.
+func (p *Parser) Close() error { return p.pdf.Close() }
+
+// Parse extracts and chunks one file's bytes with a Parser of its own, so a PDF starts and
+// stops PDFium just for this call; an import that reads many files uses Parser.Parse.
 func Parse(path string, data []byte, lim Limits) (Document, error) {
+	var p Parser
+	defer p.Close()
+	return p.Parse(context.Background(), path, data, lim)
+}
+
+// ReadFile is Parser.ReadFile with a Parser of its own (see Parse).
+func ReadFile(path string, lim Limits) (Document, error) {
+	var p Parser
+	defer p.Close()
+	return p.ReadFile(context.Background(), path, lim)
+}
+
+// Parse extracts and chunks one file's bytes. path only decides the format and the fallback
+// title; nothing is read from disk. ctx bounds the time a PDF may take.
+func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits) (Document, error) {
 	lim = lim.withDefaults()
 	format, err := FormatOf(path)
 	if err != nil {
@@ -116,10 +159,15 @@ func Parse(path string, data []byte, lim Limits) (Document, error) {
 	doc := Document{Path: path, Format: format, Hash: hex.EncodeToString(sum[:])}
 
 	// Extraction errors start with a verb phrase, so the file name can go first.
-	var lay layout
+	var (
+		lay        layout
+		pageStarts []int
+	)
 	if format == "pdf" {
-		doc.Text, doc.Title, err = pdfText(data)
-		lay = scanLayout(doc.Text, false)
+		var pages []string
+		if pages, doc.Title, err = p.pdf.pdfText(ctx, data, lim.MaxPDFTime); err == nil {
+			doc.Text, lay, pageStarts = pdfLayout(pages)
+		}
 	} else if doc.Text, err = decodeText(data); format == "html" {
 		doc.Text, doc.Title, lay = htmlText(doc.Text)
 	} else {
@@ -130,6 +178,9 @@ func Parse(path string, data []byte, lim Limits) (Document, error) {
 		return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
 	}
 	doc.Chunks = chunkLayout(doc.Text, lay, lim)
+	if format == "pdf" {
+		placeOnPages(doc.Text, doc.Chunks, pageStarts)
+	}
 	if len(doc.Chunks) == 0 {
 		return Document{}, fmt.Errorf("%q is empty or only whitespace; add some text or leave it out: %w", filepath.Base(path), ErrNoText)
 	}
@@ -141,7 +192,7 @@ func Parse(path string, data []byte, lim Limits) (Document, error) {
 
 // ReadFile reads and parses the file at path. It checks the size before reading, so a huge
 // or sparse file is refused without being loaded.
-func ReadFile(path string, lim Limits) (Document, error) {
+func (p *Parser) ReadFile(ctx context.Context, path string, lim Limits) (Document, error) {
 	if _, err := FormatOf(path); err != nil {
 		return Document{}, err
 	}
@@ -150,13 +201,13 @@ func ReadFile(path string, lim Limits) (Document, error) {
 		return Document{}, fmt.Errorf("open %q: %w", path, err)
 	}
 	defer f.Close()
-	return readOpened(path, f, lim)
+	return p.readOpened(ctx, path, f, lim)
 }
 
 // ReadFileWithin is ReadFile for a file an import found under root: it opens path with
 // OpenWithin, so a symbolic link swapped in since Discover looked cannot make it read a file
 // outside root. Both must be resolved, as Discover's candidates are.
-func ReadFileWithin(root, path string, lim Limits) (Document, error) {
+func (p *Parser) ReadFileWithin(ctx context.Context, root, path string, lim Limits) (Document, error) {
 	if _, err := FormatOf(path); err != nil {
 		return Document{}, err
 	}
@@ -165,11 +216,11 @@ func ReadFileWithin(root, path string, lim Limits) (Document, error) {
 		return Document{}, fmt.Errorf("open %q: %w", path, err)
 	}
 	defer f.Close()
-	return readOpened(path, f, lim)
+	return p.readOpened(ctx, path, f, lim)
 }
 
 // readOpened reads and parses the open file f, found at path.
-func readOpened(path string, f *os.File, lim Limits) (Document, error) {
+func (p *Parser) readOpened(ctx context.Context, path string, f *os.File, lim Limits) (Document, error) {
 	lim = lim.withDefaults()
 	info, err := f.Stat()
 	if err != nil {
@@ -201,7 +252,7 @@ func readOpened(path string, f *os.File, lim Limits) (Document, error) {
 	if _, err := buf.ReadFrom(io.LimitReader(f, lim.MaxFileBytes+1-int64(n))); err != nil {
 		return Document{}, fmt.Errorf("read %q: %w", path, err)
 	}
-	return Parse(path, buf.Bytes(), lim)
+	return p.Parse(ctx, path, buf.Bytes(), lim)
 }
 
 // sniffBytes is how much of a file sniffText looks at: looksBinary's window plus a byte
