@@ -60,7 +60,7 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 	k.banner = newBanner()
 
 	k.list = widget.NewList(func() int { return len(k.docs) }, newDocRow, k.updateRow)
-	k.empty = widget.NewLabel("No documents yet. Import Markdown, text, HTML or PDF files,\nor drop files and folders on this window.")
+	k.empty = widget.NewLabel("No documents yet. Import notes, Markdown, HTML, PDF or any other text files,\nor drop files and folders on this window.")
 	k.empty.Alignment = fyne.TextAlignCenter
 	k.empty.Importance = widget.LowImportance
 	k.empty.Hide()
