@@ -59,7 +59,9 @@ func DetectFormat(path string, head []byte) (string, error) {
 	case m.Is("application/pdf"):
 		return "pdf", nil
 	case isText(m):
-		if byName == "" && m.Is("text/html") {
+		// Only a file without an extension is taken for a web page by its content: a .vue
+		// or .txt that opens with <script> or <p> is kept as the text it is.
+		if byName == "" && filepath.Ext(path) == "" && m.Is("text/html") {
 			return "html", nil
 		}
 		return orText(byName), nil

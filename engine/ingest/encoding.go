@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -71,6 +72,11 @@ func decodeBytes(data []byte, isHTML bool) (string, string) {
 	if utf8.Valid(data) {
 		return string(data), UTF8
 	}
+	if invalid, ok := mostlyUTF8(data); ok {
+		// A UTF-8 file with a stray byte (a Latin-1 "é" pasted into it): reading it all as
+		// Windows-1252 would garble every other non-ASCII letter to save one.
+		return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("UTF-8 (%d invalid %s replaced)", invalid, plural(invalid, "byte", "bytes"))
+	}
 	if isHTML {
 		if enc, name := metaCharset(data); enc != nil {
 			return decodeWith(enc, data), name
@@ -96,6 +102,32 @@ func decodeBytes(data []byte, isHTML bool) (string, string) {
 	}
 	enc, name := lookupCharset("windows-1252")
 	return decodeWith(enc, data), name
+}
+
+// mostlyUTF8 reports UTF-8 text with a few invalid bytes: at least four valid multi-byte
+// characters for each invalid byte. Legacy encodings rarely pass: GBK and Big5 byte pairs
+// form a valid UTF-8 sequence only about one time in twelve, and Latin-1 letters between
+// ASCII almost never do.
+func mostlyUTF8(data []byte) (invalid int, ok bool) {
+	multi := 0
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			invalid++
+		case size > 1:
+			multi++
+		}
+		i += size
+	}
+	return invalid, invalid > 0 && multi >= 4*invalid
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // decodeWith decodes data, replacing what enc cannot map with U+FFFD, so the result is always

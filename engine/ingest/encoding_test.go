@@ -47,6 +47,7 @@ func TestDecodeText(t *testing.T) {
 		{name: "latin-1", data: encode(t, charmap.ISO8859_1, latinText), want: "brûlée", wantEnc: "windows-1252", wantLine: 2},
 		{name: "windows-1252 quotes", data: encode(t, charmap.Windows1252, "He said “hello” — twice.\n"), want: "“hello”", wantEnc: "windows-1252", wantLine: 1},
 		{name: "short latin-1 falls back to windows-1252", data: []byte("Caf\xe9"), want: "Café", wantEnc: "windows-1252", wantLine: 1},
+		{name: "utf-8 with a stray latin-1 byte", data: []byte("中文笔记 one\nCaf\xe9 два\n"), want: "Caf\uFFFD два", wantEnc: "UTF-8 (1 invalid byte replaced)", wantLine: 2},
 		{name: "gbk", data: encode(t, simplifiedchinese.GBK, gbkText), want: "简体中文", wantEnc: "GB18030", wantLine: 3},
 		{name: "gb18030", data: encode(t, simplifiedchinese.GB18030, gbkText), want: "安装步骤", wantEnc: "GB18030", wantLine: 3},
 		{name: "big5", data: encode(t, traditionalchinese.Big5, big5Text), want: "繁體中文寫的", wantEnc: "Big5", wantLine: 3},
@@ -115,4 +116,28 @@ func FuzzDecodeText(f *testing.F) {
 			t.Errorf("DecodeText(%q) named no encoding", data)
 		}
 	})
+}
+
+// BenchmarkDecodeText measures decoding 1 MB: UTF-8 (the common case, a validity check),
+// GBK (detection on a 64 KB sample, then decoding) and Latin-1 (the detector's guesses
+// tried in order, then Windows-1252).
+func BenchmarkDecodeText(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"utf-8", []byte(strings.Repeat(gbkText, 1<<20/len(gbkText)))},
+		{"gbk", encode(b, simplifiedchinese.GBK, strings.Repeat(gbkText, 1<<20/len(gbkText)))},
+		{"latin-1", encode(b, charmap.ISO8859_1, strings.Repeat(latinText, 1<<20/len(latinText)))},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.data)))
+			for b.Loop() {
+				if _, _, err := DecodeText(tc.data, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -122,9 +122,20 @@ func Parse(path string, data []byte, lim Limits) (Document, error) {
 		return Document{}, fmt.Errorf("%q is empty or only whitespace; add some text or leave it out: %w", filepath.Base(path), ErrNoText)
 	}
 	if doc.Title == "" {
-		doc.Title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		doc.Title = fallbackTitle(path, format)
 	}
 	return doc, nil
+}
+
+// fallbackTitle names a document without a title of its own by its file name: without the
+// extension where that only repeats the format ("notes" for notes.md), with it where it says
+// what the text is ("main.go", "guide.rst").
+func fallbackTitle(path, format string) string {
+	base, ext := filepath.Base(path), strings.ToLower(filepath.Ext(path))
+	if format == "text" && ext != ".txt" && ext != ".text" {
+		return base
+	}
+	return strings.TrimSuffix(base, filepath.Ext(path))
 }
 
 // ReadFile reads and parses the file at path. It checks the size before reading, so a huge

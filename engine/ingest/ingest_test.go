@@ -340,3 +340,53 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+func TestDetectFormat(t *testing.T) {
+	elf := "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00", 56)
+	cases := []struct {
+		path, head, want, wantReason string
+	}{
+		{"README", "Memdesk keeps notes.\n", "text", ""},
+		{"notes/NEWS", "v2: faster\n", "text", ""},
+		{"Makefile", "all:\n\tgo build ./...\n", "text", ""},
+		{"guide.rst", "Guide\n=====\n", "text", ""},
+		{"todo.org", "* TODO write\n", "text", ""},
+		{"main.go", "package main\n", "text", ""},
+		{"data.csv", "a,b\n1,2\n", "text", ""},
+		{"a.md", "# Title\n", "markdown", ""},
+		{"A.MARKDOWN", "text", "markdown", ""},
+		{"page.htm", "<p>x</p>", "html", ""},
+		{"saved-page", "<!DOCTYPE html><html><body>x</body></html>", "html", ""},
+		{"App.vue", "<script>export default {}</script>\n<template><p>x</p></template>", "text", ""},
+		{"utf16.txt", "\xff\xfeh\x00i\x00", "text", ""},
+		{"report", "%PDF-1.4\n", "pdf", ""},
+		{"broken.pdf", "not a pdf", "pdf", ""},
+		{"escapes.txt", "\x1b[31mred\x1b[0m and a form feed \f here\n", "text", ""},
+		{"backup.txt", "PK\x03\x04\x14\x00\x00\x00\x08\x00", "", "compressed archive (zip): not imported"},
+		{"logs.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", "", "compressed archive (gz): not imported"},
+		{"photo.md", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "", "image (png): not imported"},
+		{"tool", elf, "", "binary file (elf): not imported"},
+		{"report.docx", "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml" + strings.Repeat("\x00", 30) + "word/", "", ""},
+		{"blob", "\x00\x01\x02\x03data", "", "binary file: not imported"},
+	}
+	for _, tc := range cases {
+		got, err := DetectFormat(tc.path, []byte(tc.head))
+		if tc.path == "report.docx" {
+			// A ZIP of its own kind; what mimetype calls it may change, but never text.
+			if !errors.Is(err, ErrBinary) {
+				t.Errorf("DetectFormat(%q) = %q, %v; want it refused as binary", tc.path, got, err)
+			}
+			continue
+		}
+		var reason string
+		if err != nil {
+			reason = err.Error()
+			if !errors.Is(err, ErrBinary) {
+				t.Errorf("DetectFormat(%q) error %v does not match ErrBinary", tc.path, err)
+			}
+		}
+		if got != tc.want || reason != tc.wantReason {
+			t.Errorf("DetectFormat(%q) = %q, %q; want %q, %q", tc.path, got, reason, tc.want, tc.wantReason)
+		}
+	}
+}
