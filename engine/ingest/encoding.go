@@ -49,7 +49,7 @@ var byteOrderMarks = []struct {
 // or e.g. "GB18030"). The order of evidence is: a byte order mark; valid UTF-8 (a legacy
 // file with high bytes is almost never valid UTF-8 by chance, while detectors misread short
 // UTF-8 texts); for HTML, the page's own <meta charset>; then the detector's guesses, best
-// first, taking the first that decodes without a replacement character; and last
+// first, taking the first that decodes without a replacement character or C1 control; and last
 // Windows-1252, which decodes any byte and is what "Latin-1" files really are. Line ends are
 // kept, so line numbers in the text are the file's own. A NUL in the decoded text means the
 // file is not text after all (ErrBinary).
@@ -83,6 +83,11 @@ func decodeBytes(data []byte, isHTML bool) (string, string) {
 		}
 	}
 	sample := data[:min(len(data), detectSampleBytes)]
+	if i := bytes.LastIndexByte(sample, '\n'); len(sample) < len(data) && i > 0 {
+		// Cut at a line end, so the sample ends on a whole character: no legacy encoding
+		// uses 0x0A inside one, and a cut one would fail the replacement check below.
+		sample = sample[:i+1]
+	}
 	detector := chardet.NewTextDetector()
 	if isHTML {
 		detector = chardet.NewHtmlDetector()

@@ -85,6 +85,17 @@ func TestDecodeText(t *testing.T) {
 	}
 }
 
+// TestDecodeTextLongFile checks a file longer than the detector's sample, whose cut must not
+// split a character and so fail the right guess.
+func TestDecodeTextLongFile(t *testing.T) {
+	for _, odd := range []string{"", "x", "xx"} { // shift where 64 KB falls in a character
+		data := encode(t, simplifiedchinese.GBK, odd+strings.Repeat(gbkText, 3*detectSampleBytes/len(gbkText)))
+		if _, enc, err := DecodeText(data, false); err != nil || enc != "GB18030" {
+			t.Errorf("DecodeText(%d bytes of GBK) encoding = %q, %v; want GB18030", len(data), enc, err)
+		}
+	}
+}
+
 func TestDecodeTextRefusesNUL(t *testing.T) {
 	if _, _, err := DecodeText([]byte("text\x00more"), false); err == nil {
 		t.Error("DecodeText of text with a NUL byte succeeded, want ErrBinary")
