@@ -269,13 +269,13 @@ func TestKBImportEachFormat(t *testing.T) {
 	}
 	want := map[string]string{
 		"deploy.md": ImportAdded, "cluster.txt": ImportAdded, "page.html": ImportAdded,
-		"report.pdf": ImportAdded, "binary.md": ImportSkipped,
+		"report.pdf": ImportAdded, "binary.md": ImportSkipped, "image.png": ImportSkipped,
 	}
 	if diff := cmp.Diff(want, outcomes(res)); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	if n := len(progress); n != 5 || progress[n-1].FilesDone != 5 || progress[n-1].BytesDone != progress[n-1].BytesTotal {
-		t.Errorf("progress = %+v; want 5 reports (every candidate file, the skipped binary too) ending at 5/5 files and all bytes", progress)
+	if n := len(progress); n != 4 || progress[n-1].FilesDone != 4 || progress[n-1].BytesDone != progress[n-1].BytesTotal {
+		t.Errorf("progress = %+v; want 4 reports (every text file; the binaries are skipped before reading) ending at 4/4 files and all bytes", progress)
 	}
 
 	tests := []struct {

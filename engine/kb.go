@@ -52,6 +52,9 @@ type ImportedFile struct {
 	Outcome string `json:"outcome"`
 	Chunks  int    `json:"chunks,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Encoding names the legacy encoding the file was decoded from ("GB18030",
+	// "windows-1252"), so a person can check the text came out right; empty for UTF-8.
+	Encoding string `json:"encoding,omitempty"`
 	// Conflicts are gathered into KBAddResult.Conflicts.
 	Conflicts []KBConflict `json:"-"`
 	// storeErr is why the store refused the file, when it did.
@@ -191,6 +194,9 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string, withE
 		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err}
 	}
 	f := ImportedFile{Path: path, DocID: id, Outcome: outcome, Chunks: len(doc.Chunks)}
+	if doc.Encoding != ingest.UTF8 {
+		f.Encoding = doc.Encoding
+	}
 	if outcome != ImportUnchanged && outcome != ImportDuplicate {
 		var err error
 		if f.Conflicts, err = e.documentConflicts(ctx, space, path, in.Chunks); err != nil {
@@ -204,7 +210,7 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string, withE
 // isSkippable tells files that are not documents (skipped) from documents that broke (failed).
 func isSkippable(err error) bool {
 	for _, target := range []error{ingest.ErrUnsupported, ingest.ErrTooLarge, ingest.ErrBinary,
-		ingest.ErrNotUTF8, ingest.ErrNoText, ingest.ErrOutsideRoot} {
+		ingest.ErrNoText, ingest.ErrOutsideRoot} {
 		if errors.Is(err, target) {
 			return true
 		}

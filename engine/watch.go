@@ -294,9 +294,6 @@ func (w *folderWatch) sync(ctx context.Context, path string) {
 		w.syncFolder(ctx, path)
 		return
 	}
-	if _, err := ingest.FormatOf(path); err != nil {
-		return // not a document
-	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil || real != path {
 		// A file swapped for a link (or a dangling one): what was stored for this path is not

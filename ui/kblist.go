@@ -84,7 +84,7 @@ func (k *knowledgeScreen) regroup() {
 	k.list.Refresh()
 }
 
-const noDocumentsText = "No documents yet. Import Markdown, text, HTML or PDF files,\nor drop files and folders on this window."
+const noDocumentsText = "No documents yet. Import notes, Markdown, HTML, PDF or any other text files,\nor drop files and folders on this window."
 
 // kbRowView shows either a folder header or a document row; list rows are recycled, so one
 // template holds both.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
 // knowledgeScreen imports files and folders, shows the import's progress with a cancel
@@ -163,18 +164,27 @@ func (k *knowledgeScreen) imported(res engine.KBAddResult, err error) {
 	k.progressRow.Hide()
 	k.importFiles.Enable()
 	k.importFolder.Enable()
+	// Every file left out is listed with its reason; the conflicts, when there are some,
+	// are one tap further from that list.
+	var actionLabel string
+	var action func()
+	switch {
+	case res.Skipped+res.Failed > 0:
+		actionLabel, action = "Show skipped", func() { k.showNotImported(res) }
+	case len(res.Conflicts) > 0:
+		actionLabel, action = "Show", func() { k.showConflicts(res.Conflicts) }
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		k.banner.show(widget.WarningImportance, sentence(err)+" "+importSummary(res), "", nil)
+		k.banner.show(widget.WarningImportance, sentence(err)+" "+importSummary(res), actionLabel, action)
 	case err != nil:
 		k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 	case res.Failed > 0:
-		k.banner.show(widget.WarningImportance, importSummary(res)+" "+firstFailure(res), "", nil)
+		k.banner.show(widget.WarningImportance, importSummary(res)+" "+firstFailure(res), actionLabel, action)
 	case len(res.Conflicts) > 0:
-		k.banner.show(widget.WarningImportance, importSummary(res)+" "+conflictSummary(res.Conflicts),
-			"Show", func() { k.showConflicts(res.Conflicts) })
+		k.banner.show(widget.WarningImportance, importSummary(res)+" "+conflictSummary(res.Conflicts), actionLabel, action)
 	default:
-		k.banner.show(widget.SuccessImportance, importSummary(res), "", nil)
+		k.banner.show(widget.SuccessImportance, importSummary(res), actionLabel, action)
 	}
 	k.reload()
 	k.changed()
@@ -239,6 +249,36 @@ func (k *knowledgeScreen) showConflicts(cs []engine.KBConflict) {
 	}
 	d := dialog.NewCustom("What the import disagrees with", "Close", container.NewVScroll(box), k.win)
 	d.Resize(fyne.NewSize(620, 400))
+	d.Show()
+}
+
+// notImported lists the files an import left out, one line each, skipped and failed alike:
+// "skipped: /notes/photo.png — image (png): not imported".
+func notImported(res engine.KBAddResult) []string {
+	var lines []string
+	for _, f := range res.Files {
+		if f.Outcome == engine.ImportSkipped || f.Outcome == engine.ImportFailed {
+			lines = append(lines, fmt.Sprintf("%s: %s — %s", f.Outcome, display.Line(f.Path), display.Line(f.Reason)))
+		}
+	}
+	return lines
+}
+
+// showNotImported lists every file an import left out and why, with a way on to the
+// import's conflicts when it has some. A list widget, since a folder of photos can leave
+// thousands of files out.
+func (k *knowledgeScreen) showNotImported(res engine.KBAddResult) {
+	lines := notImported(res)
+	list := widget.NewList(func() int { return len(lines) },
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(lines[i]) })
+	header := widget.NewLabel(fmt.Sprintf("%d files were not imported:", len(lines)))
+	var bottom fyne.CanvasObject
+	if len(res.Conflicts) > 0 {
+		bottom = widget.NewButton(conflictSummary(res.Conflicts)+" Show them", func() { k.showConflicts(res.Conflicts) })
+	}
+	d := dialog.NewCustom("Files not imported", "Close", container.NewBorder(header, bottom, nil, nil, list), k.win)
+	d.Resize(fyne.NewSize(760, 420))
 	d.Show()
 }
 

@@ -176,3 +176,32 @@ func TestKnowledgeKeepFolderInSync(t *testing.T) {
 		t.Error("still watching after the switch was turned off")
 	}
 }
+
+// TestKnowledgeImportListsSkipped checks that the import summary leads to every file left
+// out, with its reason: here a photo beside a README without an extension.
+func TestKnowledgeImportListsSkipped(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	k := h.u.knowledge
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("Notes about the heron colony.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	photo := filepath.Join(dir, "photo.png")
+	if err := os.WriteFile(photo, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.u.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(dir)})
+	h.waitFor("the import to finish", func() bool { return k.cancelImport == nil && len(k.docs) == 1 })
+	if got := k.banner.text.Text; got != "Files: 1 added, 1 skipped." {
+		t.Errorf("banner = %q, want %q", got, "Files: 1 added, 1 skipped.")
+	}
+	if k.banner.action.Hidden || k.banner.action.Text != "Show skipped" {
+		t.Fatalf("banner action = %q (hidden %v), want a visible \"Show skipped\"", k.banner.action.Text, k.banner.action.Hidden)
+	}
+	test.Tap(k.banner.action)
+	h.waitFor("the skipped files dialog", func() bool { return h.overlay() != nil })
+	want := "skipped: " + photo + " — image (png): not imported"
+	if shown := texts(h.overlay()); !strings.Contains(shown, want) {
+		t.Errorf("skipped files dialog lacks %q:\n%s", want, shown)
+	}
+}

@@ -60,7 +60,7 @@ Recall:
   recall [--space S] [--source all|memory|knowledge] [-k N] QUERY
 
 Knowledge:
-  kb add [--space S] PATH...      import files and folders (Markdown, text, HTML, PDF)
+  kb add [--space S] PATH...      import files and folders (any text file, Markdown, HTML, PDF)
   kb list [--space S]             list imported documents
   kb show DOC_ID                  show a document's chunks
   kb reimport DOC_ID              read a document's file again

@@ -445,11 +445,20 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 		case engine.ImportSkipped, engine.ImportFailed:
 			fmt.Fprintf(w, "%s %s: %s\n", f.Outcome, display.Line(f.Path), display.Line(f.Reason))
 		default:
-			fmt.Fprintf(w, "%s %s (document %d, %d chunks)\n", f.Outcome, display.Line(f.Path), f.DocID, f.Chunks)
+			// A decoded file is named, so a person can check its text came out right.
+			decoded := ""
+			if f.Encoding != "" {
+				decoded = ", decoded from " + display.Line(f.Encoding)
+			}
+			fmt.Fprintf(w, "%s %s (document %d, %d chunks%s)\n", f.Outcome, display.Line(f.Path), f.DocID, f.Chunks, decoded)
 		}
 	}
-	fmt.Fprintf(w, "%d added, %d updated, %d unchanged, %d copies of documents already in, %d skipped, %d failed\n",
-		res.Added, res.Updated, res.Unchanged, res.Duplicate, res.Skipped, res.Failed)
+	copies := ""
+	if res.Duplicate > 0 {
+		copies = fmt.Sprintf(", %d copies of documents already in", res.Duplicate)
+	}
+	fmt.Fprintf(w, "%d added, %d updated, %d unchanged%s, %d skipped, %d failed\n",
+		res.Added, res.Updated, res.Unchanged, copies, res.Skipped, res.Failed)
 	if len(res.Conflicts) == 0 {
 		return
 	}

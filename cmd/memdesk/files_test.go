@@ -158,7 +158,7 @@ func TestImportExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	docx := filepath.Join(dir, "report.docx")
-	writeFile(t, docx, []byte("not a document memdesk reads"))
+	writeFile(t, docx, []byte("PK\x03\x04\x14\x00\x06\x00 word/document.xml")) // a .docx is a ZIP
 	var skipped importResult
 	r.mustJSON(t, &skipped, "kb", "add", docx) // mustJSON: exit 0
 	if skipped.Failed != 0 || len(skipped.Files) != 1 {

@@ -131,10 +131,10 @@ func hostileOutcomes(unreadable bool) map[string]fileOutcome {
 		"long-line.md":        {"added", ""},
 		"line\nbreak.md":      {"added", ""},
 		"unreadable.md":       {"added", ""},
-		"invalid-utf8.md":     {"skipped", "not UTF-8 (first on line 4)"},
-		"nul-bytes.txt":       {"skipped", "binary data"},
-		"binary-renamed.md":   {"skipped", "binary data"},
-		"utf16.txt":           {"skipped", "UTF-16"},
+		"invalid-utf8.md":     {"added", ""},
+		"nul-bytes.txt":       {"skipped", "binary file: not imported"},
+		"binary-renamed.md":   {"skipped", "image (png): not imported"},
+		"utf16.txt":           {"added", ""},
 		"empty.md":            {"skipped", "empty or only whitespace"},
 		"spaces-only.md":      {"skipped", "empty or only whitespace"},
 		"no-text-layer.pdf":   {"skipped", "no extractable text"},
@@ -145,7 +145,10 @@ func hostileOutcomes(unreadable bool) map[string]fileOutcome {
 		"ping.md":             {"skipped", "too many levels of symbolic links"},
 		"pong.md":             {"skipped", "too many levels of symbolic links"},
 		"gone.md":             {"skipped", "no such file or directory"},
-		"report.docx":         {"skipped", `unsupported file type ".docx"`},
+		"report.docx":         {"skipped", "compressed archive (zip): not imported"},
+		"queries.list":        {"added", ""},
+		"escapes.list":        {"added", ""},
+		"injection.list":      {"added", ""},
 	}
 	if unreadable {
 		w["unreadable.md"] = fileOutcome{"skipped", "permission denied"}

@@ -401,13 +401,25 @@ func TestSecurityInjectionCLI(t *testing.T) {
 			t.Errorf("kb add %q = %+v, want added", path, kres)
 		}
 		wantPaths[path] = strings.TrimSpace(s)
-		// As a path argument: it does not exist here (exit 1 with a clear error) or is not a
-		// document; either way nothing is imported.
+		// As a path argument: it does not exist here (exit 1 with a clear error), or it names
+		// a real file, which is imported as the person wrote it ("../../../../etc/passwd" is
+		// text, and every text file is a document): then only that very file.
 		cmd, stdout, stderr := r.command("kb", "add", "--", s)
 		if err := cmd.Run(); err == nil {
 			var res engine.KBAddResult
-			if json.Unmarshal(stdout.Bytes(), &res) != nil || res.Added+res.Updated != 0 {
-				t.Errorf("kb add %q imported something: %s", s, stdout)
+			if json.Unmarshal(stdout.Bytes(), &res) != nil {
+				t.Errorf("kb add %q printed %s, want JSON", s, stdout)
+			}
+			named, _ := filepath.Abs(filepath.Join(cmd.Dir, s))
+			named, _ = filepath.EvalSymlinks(named)
+			for _, f := range res.Files {
+				if f.Outcome != engine.ImportAdded && f.Outcome != engine.ImportUpdated {
+					continue
+				}
+				if f.Path != named {
+					t.Errorf("kb add %q imported %s, which the path does not name", s, f.Path)
+				}
+				wantPaths[f.Path] = "default"
 			}
 		} else if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "does not exist") {
 			t.Errorf("kb add %q: exit %d, stderr %s; want 1 and a does-not-exist error", s, code, stderr)

@@ -22,9 +22,10 @@ type layout struct {
 }
 
 // SplitChunks cuts text into chunks of at most lim.ChunkMaxRunes runes. format "markdown"
-// starts a new section at every ATX heading outside fenced code; any other format is read as
-// plain paragraphs. Parse gives HTML chunks their heading paths too, but the extracted text
-// alone no longer shows where the headings were, so SplitChunks cannot.
+// starts a new section at every heading (ATX or setext, as CommonMark reads them, so never
+// inside code); any other format is read as plain paragraphs. Parse gives HTML chunks their
+// heading paths too, but the extracted text alone no longer shows where the headings were,
+// so SplitChunks cannot.
 //
 // text is expected to be valid UTF-8 (Parse guarantees it); other bytes are kept as they are
 // so that every chunk still satisfies Text == strings.TrimSpace(text[ByteStart:ByteEnd]).
@@ -36,11 +37,15 @@ func SplitChunks(text, format string, lim Limits) []Chunk {
 func scanLayout(text string, markdown bool) layout {
 	var (
 		lay          layout
+		md           mdStructure
 		path         [6]string
 		cur          section
-		fence        string // the opening fence while inside fenced code
+		headingEnd   = -1 // start of the last line of the heading being read
 		afterHeading bool
 	)
+	if markdown {
+		md = parseMarkdown(text)
+	}
 	for pos := 0; pos < len(text); {
 		lineEnd := strings.IndexByte(text[pos:], '\n')
 		if lineEnd < 0 {
@@ -48,70 +53,30 @@ func scanLayout(text string, markdown bool) layout {
 		} else {
 			lineEnd += pos
 		}
-		line := text[pos:lineEnd]
-		blank := strings.TrimSpace(line) == ""
+		blank := strings.TrimSpace(text[pos:lineEnd]) == ""
+		h, isHeading := md.headingAt(pos)
 		switch {
-		case markdown && fence != "":
-			// A closing fence repeats the opening character at least as often, and nothing else.
-			if t := strings.TrimSpace(line); len(t) >= len(fence) && strings.Trim(t, fence[:1]) == "" {
-				fence = ""
-			}
-		case markdown && openingFence(line) != "":
-			fence = openingFence(line)
-		case markdown && headingLevel(line) > 0:
-			level := headingLevel(line)
-			title := headingText(line[level:])
-			path[level-1] = title
-			clear(path[level:])
-			if level == 1 && lay.title == "" {
-				lay.title = title
+		case isHeading:
+			path[h.level-1] = h.text
+			clear(path[h.level:])
+			if h.level == 1 && lay.title == "" {
+				lay.title = h.text
 			}
 			cur.end = pos
 			lay.sections = append(lay.sections, cur)
-			cur = section{start: pos, heading: joinHeadings(path[:level])}
-		case blank && !afterHeading:
+			cur = section{start: pos, heading: joinHeadings(path[:h.level])}
+			headingEnd = h.lastLine
+		case blank && !afterHeading && !md.inCode(pos):
 			lay.breaks = append(lay.breaks, pos)
 		}
 		// The blank lines right after a heading are no break, so a heading never ends up as a
 		// chunk of its own when the paragraph under it is too long to join it whole.
-		afterHeading = (afterHeading && blank) || (markdown && fence == "" && headingLevel(line) > 0)
+		afterHeading = (afterHeading && blank) || pos == headingEnd
 		pos = lineEnd + 1
 	}
 	cur.end = len(text)
 	lay.sections = append(lay.sections, cur)
 	return lay
-}
-
-// openingFence returns the ``` or ~~~ run that opens a fenced code block on line, or "".
-func openingFence(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	n := len(t) - len(strings.TrimLeft(t, t[:1]))
-	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
-		return "" // CommonMark: a backtick fence's info string may not contain backticks
-	}
-	return t[:n]
-}
-
-// headingLevel reports the level of an ATX heading line ("## Title"), or 0. Like CommonMark
-// it wants a space after the hashes, so "#hashtag" stays text.
-func headingLevel(line string) int {
-	n := len(line) - len(strings.TrimLeft(line, "#"))
-	if n == 0 || n > 6 || (n < len(line) && line[n] != ' ' && line[n] != '\t') {
-		return 0
-	}
-	return n
-}
-
-// headingText strips the optional closing hashes of an ATX heading ("## Title ##").
-func headingText(s string) string {
-	s = strings.TrimSpace(s)
-	if t := strings.TrimRight(s, "#"); t != s && (t == "" || strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\t")) {
-		s = strings.TrimSpace(t)
-	}
-	return s
 }
 
 func joinHeadings(path []string) string {

@@ -107,6 +107,32 @@ var splitCases = []struct {
 		},
 	},
 	{
+		name: "setext headings", format: "markdown",
+		text: "Install\n=======\n\nintro\n\nDebian\n------\n\napt install memdesk\n",
+		want: []Chunk{
+			{Text: "Install\n=======\n\nintro", Heading: "Install", LineStart: 1, LineEnd: 4},
+			{Text: "Debian\n------\n\napt install memdesk", Heading: "Install > Debian", LineStart: 6, LineEnd: 9},
+		},
+	},
+	{
+		name: "indented code hides headings", format: "markdown",
+		text: "# Build\n\n    # not a heading\n    make\n\n## Test\nok",
+		want: []Chunk{
+			{Text: "# Build\n\n    # not a heading\n    make", Heading: "Build", LineStart: 1, LineEnd: 4},
+			{Text: "## Test\nok", Heading: "Build > Test", LineStart: 6, LineEnd: 7},
+		},
+	},
+	{
+		name: "heading text without its markup", format: "markdown",
+		text: "# Install `memdesk` on *Debian* ##\nbody",
+		want: []Chunk{{Text: "# Install `memdesk` on *Debian* ##\nbody", Heading: "Install memdesk on Debian", LineStart: 1, LineEnd: 2}},
+	},
+	{
+		name: "quoted and escaped hashes are not headings", format: "markdown",
+		text: "> # quoted\n\n\\# escaped\n\n<div>\n# in html\n</div>",
+		want: []Chunk{{Text: "> # quoted\n\n\\# escaped\n\n<div>\n# in html\n</div>", LineStart: 1, LineEnd: 7}},
+	},
+	{
 		name: "unclosed fence runs to the end", format: "markdown",
 		text: "```\n# not a heading",
 		want: []Chunk{{Text: "```\n# not a heading", LineStart: 1, LineEnd: 2}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,8 +30,12 @@ type Skipped struct {
 }
 
 // Discover expands files and folders, recursively, into the files an import should read,
-// sorted by path. Files named explicitly are always considered; inside folders, hidden
-// entries and files of other types are passed over silently since they are not documents.
+// sorted by path. The content decides what is a document, not the name: every file is
+// looked at (its first few kilobytes), so an extension-less README or a .go file is found,
+// and a binary file (an image, an archive, a program) is listed as skipped with what it is.
+// Hidden entries inside folders (.git, .cache) are passed over silently: they are tools'
+// state, not a person's documents, and listing their thousands of files would bury the
+// report.
 // Symbolic links inside a folder are followed only while they stay inside it: a link that
 // leads out (to /etc/passwd, to another folder) is skipped with its target as the reason,
 // since an import of a folder must never publish what lies beyond it. A path named directly
@@ -64,10 +69,6 @@ func Discover(ctx context.Context, paths []string, lim Limits) ([]Candidate, []S
 				return nil, nil, err
 			}
 		default:
-			if _, err := FormatOf(abs); err != nil {
-				d.skip(abs, fmt.Sprintf("unsupported file type %q (memdesk reads .md, .txt, .html and .pdf)", filepath.Ext(abs)))
-				continue
-			}
 			real, err := filepath.EvalSymlinks(abs)
 			if err != nil {
 				d.skip(abs, "cannot read: "+reason(err))
@@ -87,6 +88,7 @@ type discovery struct {
 	skipped   []Skipped
 	seenFiles map[string]bool // real paths, so a file named twice or reached by a link counts once
 	seenDirs  map[string]bool // real paths, so a link back up the tree cannot loop
+	head      []byte          // one buffer for the start of every file, which decides its format
 }
 
 func (d *discovery) skip(path, why string) {
@@ -132,12 +134,9 @@ func (d *discovery) walk(ctx context.Context, root, realRoot string) error {
 			// Stat follows links; a DirEntry's own type would only say "symlink".
 			info, err := os.Stat(path)
 			if err != nil {
-				if _, ferr := FormatOf(path); ferr == nil || e.Type()&fs.ModeSymlink != 0 {
-					d.skip(path, "cannot read: "+reason(err))
-				}
+				d.skip(path, "cannot read: "+reason(err))
 				continue
 			}
-			_, ferr := FormatOf(path)
 			realPath := filepath.Join(real, e.Name())
 			if e.Type()&fs.ModeSymlink != 0 {
 				if realPath, err = filepath.EvalSymlinks(path); err != nil {
@@ -145,11 +144,7 @@ func (d *discovery) walk(ctx context.Context, root, realRoot string) error {
 					continue
 				}
 				if !WithinRoot(realRoot, realPath) {
-					// Said out loud for folders and documents; a link to some other kind of
-					// file would not have been imported anyway.
-					if info.IsDir() || ferr == nil {
-						d.skip(path, outsideReason(realPath))
-					}
+					d.skip(path, outsideReason(realPath))
 					continue
 				}
 			}
@@ -157,9 +152,7 @@ func (d *discovery) walk(ctx context.Context, root, realRoot string) error {
 				stack = append(stack, path)
 				continue
 			}
-			if ferr == nil {
-				d.file(path, realPath, realRoot, info)
-			}
+			d.file(path, realPath, realRoot, info)
 		}
 	}
 	return nil
@@ -184,7 +177,19 @@ func (d *discovery) file(path, real, root string, info fs.FileInfo) {
 			d.skip(path, "cannot read: "+reason(err))
 			return
 		}
-		f.Close()
+		defer f.Close()
+		if d.head == nil {
+			d.head = make([]byte, sniffBytes)
+		}
+		n, err := io.ReadFull(f, d.head)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			d.skip(path, "cannot read: "+reason(err))
+			return
+		}
+		if _, err := DetectFormat(real, d.head[:n]); err != nil {
+			d.skip(path, err.Error())
+			return
+		}
 		d.found = append(d.found, Candidate{Path: real, Root: root, Size: info.Size()})
 	}
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,7 +27,8 @@ func TestDiscover(t *testing.T) {
 		}
 		return Candidate{Path: in(rel), Size: info.Size()}
 	}
-	all := []Candidate{candidate("README.MD"), candidate("a.md"), candidate("sub/b.txt"), candidate("sub/deeper/c.htm")}
+	all := []Candidate{candidate("README.MD"), candidate("a.md"), candidate("sub/b.txt"), candidate("sub/data.csv"), candidate("sub/deeper/c.htm")}
+	photoSkipped := Skipped{Path: in("sub/photo.png"), Reason: "image (png): not imported"}
 	cases := []struct {
 		name        string
 		paths       []string
@@ -35,9 +37,10 @@ func TestDiscover(t *testing.T) {
 		wantSkipped []Skipped
 	}{
 		{
-			name:  "folder tree without hidden and unsupported files",
-			paths: []string{in("")},
-			want:  all,
+			name:        "folder tree: every text file whatever its extension, no hidden files, binaries said",
+			paths:       []string{in("")},
+			want:        all,
+			wantSkipped: []Skipped{photoSkipped},
 		},
 		{
 			name:  "relative and unclean paths come out absolute and clean",
@@ -45,14 +48,20 @@ func TestDiscover(t *testing.T) {
 			want:  []Candidate{candidate("a.md"), candidate("sub/deeper/c.htm")},
 		},
 		{
-			name:  "a file named twice or inside a named folder is listed once",
-			paths: []string{in("a.md"), in(""), in("a.md")},
-			want:  all,
+			name:        "a file named twice or inside a named folder is listed once",
+			paths:       []string{in("a.md"), in(""), in("a.md")},
+			want:        all,
+			wantSkipped: []Skipped{photoSkipped},
 		},
 		{
-			name:        "named unsupported file is skipped with a reason",
-			paths:       []string{in("sub/data.csv")},
-			wantSkipped: []Skipped{{Path: in("sub/data.csv"), Reason: `unsupported file type ".csv" (memdesk reads .md, .txt, .html and .pdf)`}},
+			name:  "named text file of any extension is read",
+			paths: []string{in("sub/data.csv")},
+			want:  []Candidate{candidate("sub/data.csv")},
+		},
+		{
+			name:        "named binary file is skipped with what it is",
+			paths:       []string{in("sub/photo.png")},
+			wantSkipped: []Skipped{photoSkipped},
 		},
 		{
 			name:  "named hidden folder is read",
@@ -63,8 +72,8 @@ func TestDiscover(t *testing.T) {
 			name:        "files over the limit are skipped with sizes",
 			paths:       []string{in("sub")},
 			lim:         Limits{MaxFileBytes: 18},
-			want:        []Candidate{candidate("sub/b.txt")},
-			wantSkipped: []Skipped{{Path: in("sub/deeper/c.htm"), Reason: "file too large (20 bytes > limit 18 bytes)"}},
+			want:        []Candidate{candidate("sub/b.txt"), candidate("sub/data.csv")},
+			wantSkipped: []Skipped{{Path: in("sub/deeper/c.htm"), Reason: "file too large (20 bytes > limit 18 bytes)"}, {Path: in("sub/photo.png"), Reason: "file too large (33 bytes > limit 18 bytes)"}},
 		},
 		{
 			name: "nothing to do",
@@ -291,5 +300,26 @@ func TestDiscoverUnreadableFolder(t *testing.T) {
 	}
 	if len(skipped) != 1 || skipped[0].Path != locked || !strings.Contains(skipped[0].Reason, "permission denied") {
 		t.Errorf("Discover() skipped = %+v, want %s with permission denied", skipped, locked)
+	}
+}
+
+// BenchmarkDiscover measures finding the documents of a folder of 200 files, whose first
+// kilobytes Discover now reads to tell text from binary.
+func BenchmarkDiscover(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 200 {
+		data := []byte(strings.Repeat("a line of a note\n", 100))
+		if i%4 == 0 {
+			data = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), data...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Discover(context.Background(), []string{dir}, Limits{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -5,8 +5,9 @@
 //
 // Every chunk points back into Document.Text by byte span and line numbers, so a search hit
 // can show exactly where it came from. For Markdown and plain text, Document.Text is the file
-// itself after removing a byte order mark, turning CRLF into LF and NFC normalization, so
-// the line numbers are the file's own.
+// itself after decoding it to UTF-8 (from whatever encoding it was saved in), removing a
+// byte order mark, turning CRLF into LF and NFC normalization, so the line numbers are the
+// file's own.
 package ingest
 
 import (
@@ -21,9 +22,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Sentinel errors, usable with errors.Is. The errors that wrap them say what the user can do.
@@ -31,7 +29,6 @@ var (
 	ErrUnsupported = errors.New("unsupported file type")
 	ErrTooLarge    = errors.New("file too large")
 	ErrBinary      = errors.New("binary file")
-	ErrNotUTF8     = errors.New("not UTF-8 text")
 	ErrNoText      = errors.New("no extractable text")
 )
 
@@ -90,27 +87,12 @@ type Document struct {
 	Path   string
 	Title  string // first H1, HTML <title>, PDF Title metadata, else the file name
 	Format string // "markdown", "text", "html" or "pdf"
-	Text   string // valid UTF-8, NFC, no NUL; the text the chunks point into
-	Hash   string // hex SHA-256 of the raw file bytes
-	Chunks []Chunk
-}
-
-// FormatOf maps a path's extension to a format, or returns ErrUnsupported.
-func FormatOf(path string) (string, error) {
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".md", ".markdown":
-		return "markdown", nil
-	case ".txt", ".text":
-		return "text", nil
-	case ".html", ".htm":
-		return "html", nil
-	case ".pdf":
-		return "pdf", nil
-	case "":
-		return "", fmt.Errorf("%q has no extension; memdesk reads .md, .txt, .html and .pdf files: %w", filepath.Base(path), ErrUnsupported)
-	default:
-		return "", fmt.Errorf("memdesk cannot read %s files; it reads .md, .txt, .html and .pdf: %w", ext, ErrUnsupported)
-	}
+	// Encoding is what the file's bytes were decoded from: UTF8, or a legacy encoding such
+	// as "GB18030" or "windows-1252" that an import report should mention. "" for PDF.
+	Encoding string
+	Text     string // valid UTF-8, NFC, no NUL; the text the chunks point into
+	Hash     string // hex SHA-256 of the raw file bytes
+	Chunks   []Chunk
 }
 
 // Parser reads files into Documents. It owns the PDFium runtime that PDFs need, started on
@@ -144,16 +126,17 @@ func ReadFile(path string, lim Limits) (Document, error) {
 	return p.ReadFile(context.Background(), path, lim)
 }
 
-// Parse extracts and chunks one file's bytes. path only decides the format and the fallback
-// title; nothing is read from disk. ctx bounds the time a PDF may take.
+// Parse extracts and chunks one file's bytes. The content decides how it is read (see
+// DetectFormat); path gives the extension that picks Markdown or HTML among text files, and
+// the fallback title. Nothing is read from disk. ctx bounds the time a PDF may take.
 func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits) (Document, error) {
 	lim = lim.withDefaults()
-	format, err := FormatOf(path)
-	if err != nil {
-		return Document{}, err
-	}
 	if int64(len(data)) > lim.MaxFileBytes {
 		return Document{}, tooLarge(path, int64(len(data)), lim.MaxFileBytes)
+	}
+	format, err := DetectFormat(path, data[:min(len(data), sniffBytes)])
+	if err != nil {
+		return Document{}, fmt.Errorf("%q: %w", filepath.Base(path), err)
 	}
 	sum := sha256.Sum256(data)
 	doc := Document{Path: path, Format: format, Hash: hex.EncodeToString(sum[:])}
@@ -163,16 +146,21 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		lay        layout
 		pageStarts []int
 	)
-	if format == "pdf" {
+	switch format {
+	case "pdf":
 		var pages []string
 		if pages, doc.Title, err = p.pdf.pdfText(ctx, data, lim.MaxPDFTime); err == nil {
 			doc.Text, lay, pageStarts = pdfLayout(pages)
 		}
-	} else if doc.Text, err = decodeText(data); format == "html" {
-		doc.Text, doc.Title, lay = htmlText(doc.Text)
-	} else {
-		lay = scanLayout(doc.Text, format == "markdown")
-		doc.Title = lay.title
+	case "html":
+		if doc.Text, doc.Encoding, err = DecodeText(data, true); err == nil {
+			doc.Text, doc.Title, lay = htmlText(doc.Text)
+		}
+	default:
+		if doc.Text, doc.Encoding, err = DecodeText(data, false); err == nil {
+			lay = scanLayout(doc.Text, format == "markdown")
+			doc.Title = lay.title
+		}
 	}
 	if err != nil {
 		return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
@@ -185,17 +173,25 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		return Document{}, fmt.Errorf("%q is empty or only whitespace; add some text or leave it out: %w", filepath.Base(path), ErrNoText)
 	}
 	if doc.Title == "" {
-		doc.Title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		doc.Title = fallbackTitle(path, format)
 	}
 	return doc, nil
+}
+
+// fallbackTitle names a document without a title of its own by its file name: without the
+// extension where that only repeats the format ("notes" for notes.md), with it where it says
+// what the text is ("main.go", "guide.rst").
+func fallbackTitle(path, format string) string {
+	base, ext := filepath.Base(path), strings.ToLower(filepath.Ext(path))
+	if format == "text" && ext != ".txt" && ext != ".text" {
+		return base
+	}
+	return strings.TrimSuffix(base, filepath.Ext(path))
 }
 
 // ReadFile reads and parses the file at path. It checks the size before reading, so a huge
 // or sparse file is refused without being loaded.
 func (p *Parser) ReadFile(ctx context.Context, path string, lim Limits) (Document, error) {
-	if _, err := FormatOf(path); err != nil {
-		return Document{}, err
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return Document{}, fmt.Errorf("open %q: %w", path, err)
@@ -208,9 +204,6 @@ func (p *Parser) ReadFile(ctx context.Context, path string, lim Limits) (Documen
 // OpenWithin, so a symbolic link swapped in since Discover looked cannot make it read a file
 // outside root. Both must be resolved, as Discover's candidates are.
 func (p *Parser) ReadFileWithin(ctx context.Context, root, path string, lim Limits) (Document, error) {
-	if _, err := FormatOf(path); err != nil {
-		return Document{}, err
-	}
 	f, err := OpenWithin(root, path)
 	if err != nil {
 		return Document{}, fmt.Errorf("open %q: %w", path, err)
@@ -240,10 +233,8 @@ func (p *Parser) readOpened(ctx context.Context, path string, f *os.File, lim Li
 		return Document{}, fmt.Errorf("read %q: %w", path, err)
 	}
 	head = head[:n]
-	if format, _ := FormatOf(path); format != "pdf" {
-		if err := sniffText(head); err != nil {
-			return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
-		}
+	if _, err := DetectFormat(path, head); err != nil {
+		return Document{}, fmt.Errorf("%q: %w", filepath.Base(path), err)
 	}
 	// One buffer of the size Stat gave, so a large file is not copied while it grows; the
 	// limit also guards against a file that grows between Stat and the read.
@@ -255,7 +246,7 @@ func (p *Parser) readOpened(ctx context.Context, path string, f *os.File, lim Li
 	return p.Parse(ctx, path, buf.Bytes(), lim)
 }
 
-// sniffBytes is how much of a file sniffText looks at: looksBinary's window plus a byte
+// sniffBytes is how much of a file DetectFormat looks at: looksBinary's window plus a byte
 // order mark.
 const sniffBytes = 8<<10 + 3
 
@@ -275,61 +266,4 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// decodeText checks that data is UTF-8 text and returns it normalized: no byte order mark,
-// LF line ends, NFC.
-func decodeText(data []byte) (string, error) {
-	if err := sniffText(data[:min(len(data), sniffBytes)]); err != nil {
-		return "", err
-	}
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	if bytes.IndexByte(data, 0) >= 0 {
-		return "", errBinary
-	}
-	if !utf8.Valid(data) {
-		line := 1 + bytes.Count(data[:firstInvalid(data)], []byte("\n"))
-		return "", fmt.Errorf("has bytes that are not UTF-8 (first on line %d); save it as UTF-8 and import it again: %w", line, ErrNotUTF8)
-	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	return norm.NFC.String(text), nil
-}
-
-var errBinary = fmt.Errorf("is not text (it holds binary data); leave it out or rename it to its real type: %w", ErrBinary)
-
-// sniffText rejects, from the start of a file alone, what decodeText would reject as UTF-16
-// or binary; decodeText still looks for a NUL byte in the rest.
-func sniffText(head []byte) error {
-	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
-		return fmt.Errorf("is saved as UTF-16; save it as UTF-8 and import it again: %w", ErrNotUTF8)
-	}
-	if looksBinary(bytes.TrimPrefix(head, []byte("\uFEFF"))) {
-		return errBinary
-	}
-	return nil
-}
-
-// looksBinary reports a NUL byte anywhere, or a start where more than one byte in ten is a
-// control character that text files do not use.
-func looksBinary(data []byte) bool {
-	if bytes.IndexByte(data, 0) >= 0 {
-		return true
-	}
-	head := data[:min(len(data), 8<<10)]
-	controls := 0
-	for _, b := range head {
-		if (b < 0x20 && !strings.ContainsRune("\t\n\v\f\r\x1b", rune(b))) || b == 0x7f {
-			controls++
-		}
-	}
-	return controls*10 > len(head)
-}
-
-func firstInvalid(data []byte) int {
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return len(data)
-}
+var errBinary = fmt.Errorf("is not text (it holds NUL bytes, as binary files and UTF-16 without a byte order mark do); leave it out: %w", ErrBinary)

@@ -1,0 +1,159 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gabriel-vasile/mimetype"
+)
+
+// archiveTypes are the MIME types of compressed archives and disk images: files that hold
+// other files, which an import does not unpack.
+var archiveTypes = []string{
+	"application/zip", "application/gzip", "application/x-7z-compressed", "application/x-rar-compressed",
+	"application/x-tar", "application/x-bzip2", "application/x-xz", "application/zstd",
+	"application/lzip", "application/x-compress", "application/x-cpio", "application/x-iso9660-image",
+	"application/vnd.ms-cab-compressed", "application/x-archive", "application/x-rpm",
+	"application/vnd.debian.binary-package",
+}
+
+// formatByName is the format a file's extension settles: Markdown, HTML and PDF need their
+// own parsers. Any other name (README, notes.org, main.go) leaves it to the content.
+func formatByName(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown", ".mdown", ".mkd":
+		return "markdown"
+	case ".html", ".htm", ".xhtml":
+		return "html"
+	case ".pdf":
+		return "pdf"
+	}
+	return ""
+}
+
+// DetectFormat decides how to read a file from its name and its first bytes (a few KB
+// suffice): "markdown", "html", "pdf" or "text". The content decides, so an extension-less
+// README, a .rst or a .go file is text, while a .txt that is really a ZIP is refused with
+// ErrBinary and a reason that names what it is ("compressed archive (zip): not imported").
+// An extension only chooses among parsers for text: a .md file is Markdown, not plain text.
+func DetectFormat(path string, head []byte) (string, error) {
+	byName := formatByName(path)
+	if byName == "pdf" {
+		return "pdf", nil // the PDF parser says best what is wrong with a broken one
+	}
+	orText := func(byName string) string {
+		if byName == "" {
+			return "text"
+		}
+		return byName
+	}
+	for _, bom := range byteOrderMarks {
+		if bytes.HasPrefix(head, bom.mark) {
+			return orText(byName), nil // UTF-16 and UTF-32 text is full of NUL bytes
+		}
+	}
+	m := mimetype.Detect(head)
+	switch {
+	case m.Is("application/pdf"):
+		return "pdf", nil
+	case isText(m):
+		// Only a file without an extension is taken for a web page by its content: a .vue
+		// or .txt that opens with <script> or <p> is kept as the text it is.
+		if byName == "" && filepath.Ext(path) == "" && m.Is("text/html") {
+			return "html", nil
+		}
+		return orText(byName), nil
+	case isContainer(m) || (!m.Is("application/octet-stream") && looksBinary(head)):
+		// Archives and media are trusted on their signature alone: a small gzip file may
+		// hold no NUL byte. Other signatures are a few letters a text could start with
+		// ("%!" PostScript, "MZ"), so they count only if the bytes look binary too.
+		return "", notText(describeBinary(m))
+	case looksBinary(head):
+		return "", notText("binary file: not imported")
+	}
+	// mimetype calls text with a few stray control bytes binary; looksBinary tolerates one
+	// in ten, as old text files with form feeds or escape sequences need.
+	return orText(byName), nil
+}
+
+// notTextError is a file DetectFormat refuses; its message is the reason alone, worded for
+// the skipped list, and it matches ErrBinary.
+type notTextError struct{ reason string }
+
+func notText(reason string) error            { return &notTextError{reason} }
+func (e *notTextError) Error() string        { return e.reason }
+func (e *notTextError) Is(target error) bool { return target == ErrBinary }
+
+// isContainer reports archives and media, whose signatures are long and unambiguous.
+func isContainer(m *mimetype.MIME) bool {
+	s := m.String()
+	return isArchive(m) || hasArchiveParent(m) || strings.HasPrefix(s, "image/") ||
+		strings.HasPrefix(s, "audio/") || strings.HasPrefix(s, "video/")
+}
+
+// isText reports a MIME type that is text or a kind of text (HTML, CSV, JSON, source code).
+func isText(m *mimetype.MIME) bool {
+	for ; m != nil; m = m.Parent() {
+		if m.Is("text/plain") {
+			return true
+		}
+	}
+	return false
+}
+
+// describeBinary names a binary file's kind the way a person would, for the skipped list:
+// "compressed archive (zip): not imported", "image (png): not imported".
+func describeBinary(m *mimetype.MIME) string {
+	kind := strings.TrimPrefix(m.Extension(), ".")
+	if kind == "" {
+		_, sub, _ := strings.Cut(m.String(), "/")
+		kind = strings.TrimPrefix(sub, "x-")
+	}
+	what := "binary file"
+	switch {
+	case isArchive(m):
+		what = "compressed archive"
+	case strings.HasPrefix(m.String(), "image/"):
+		what = "image"
+	case strings.HasPrefix(m.String(), "audio/"):
+		what = "audio"
+	case strings.HasPrefix(m.String(), "video/"):
+		what = "video"
+	}
+	if hasArchiveParent(m) {
+		// docx, xlsx, epub, jar: ZIP files with a format of their own.
+		return fmt.Sprintf("%s (%s): not imported; save it as PDF or text to import it", what, kind)
+	}
+	return fmt.Sprintf("%s (%s): not imported", what, kind)
+}
+
+func isArchive(m *mimetype.MIME) bool {
+	for _, a := range archiveTypes {
+		if m.Is(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasArchiveParent(m *mimetype.MIME) bool {
+	return !isArchive(m) && m.Parent() != nil && isArchive(m.Parent())
+}
+
+// looksBinary reports a NUL byte anywhere, or a start where more than one byte in ten is a
+// control character that text files do not use.
+func looksBinary(data []byte) bool {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return true
+	}
+	head := data[:min(len(data), 8<<10)]
+	controls := 0
+	for _, b := range head {
+		if (b < 0x20 && !strings.ContainsRune("\t\n\v\f\r\x1b", rune(b))) || b == 0x7f {
+			controls++
+		}
+	}
+	return controls*10 > len(head)
+}
