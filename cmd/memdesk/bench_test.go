@@ -18,9 +18,13 @@ import (
 func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
+	cache := sharedCacheHome(t)
 	lookup := func(name string) (string, bool) {
-		if name == "MEMDESK_CONFIG" {
+		switch name {
+		case "MEMDESK_CONFIG":
 			return cfg, true
+		case "XDG_CACHE_HOME":
+			return cache, true
 		}
 		return "", false
 	}

@@ -58,11 +58,33 @@ var testBinary struct {
 	err  error
 }
 
+// testCache is the XDG_CACHE_HOME every memdesk the tests run shares, made on first use: the
+// compiled PDFium module lands there once, so each process that meets a PDF loads it in a
+// tenth of a second instead of compiling it again (seconds, minutes under -race and load),
+// and no test writes to the real home's cache.
+var testCache struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func sharedCacheHome(t testing.TB) string {
+	t.Helper()
+	testCache.once.Do(func() { testCache.dir, testCache.err = os.MkdirTemp("", "memdesk-cache-") })
+	if testCache.err != nil {
+		t.Fatal(testCache.err)
+	}
+	return testCache.dir
+}
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
 	if testBinary.dir != "" {
 		os.RemoveAll(testBinary.dir)
+	}
+	if testCache.dir != "" {
+		os.RemoveAll(testCache.dir)
 	}
 	os.Exit(code)
 }
@@ -124,6 +146,7 @@ func newMemdeskRun(t *testing.T, bin string) memdeskRun {
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME="+sharedCacheHome(t),
 		"MEMDESK_CONFIG="+filepath.Join(dir, "no-config.toml"),
 	)
 	return memdeskRun{bin: bin, db: filepath.Join(dir, "memdesk.db"), env: env}

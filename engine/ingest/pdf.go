@@ -67,6 +67,12 @@ func (p *PDFium) Close() error {
 	return nil
 }
 
+// sharedCompilation is the in-memory compilation cache of every PDFium without a CacheDir
+// in this process: several engines in one process (tests, an app with two stores) compile
+// PDFium once between them, not once each. It is made on first use and never closed; what it
+// holds is immutable compiled code, about the size of the module, for the process's life.
+var sharedCompilation = sync.OnceValue(func() wazero.CompilationCache { return wazero.NewCompilationCache() })
+
 // start returns the pool, compiling the module on first use.
 func (p *PDFium) start() (pdfium.Pool, error) {
 	p.mu.Lock()
@@ -93,6 +99,8 @@ func (p *PDFium) start() (pdfium.Pool, error) {
 	}
 	if p.cache != nil {
 		rc = rc.WithCompilationCache(p.cache)
+	} else {
+		rc = rc.WithCompilationCache(sharedCompilation())
 	}
 	pool, err := webassembly.Init(webassembly.Config{
 		MinIdle: 0, MaxIdle: 1, MaxTotal: 2,
