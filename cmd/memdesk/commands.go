@@ -454,7 +454,10 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 		}
 	}
 	copies := ""
-	if res.Duplicate > 0 {
+	switch {
+	case res.Duplicate == 1:
+		copies = ", 1 copy of a document already in"
+	case res.Duplicate > 1:
 		copies = fmt.Sprintf(", %d copies of documents already in", res.Duplicate)
 	}
 	fmt.Fprintf(w, "%d added, %d updated, %d unchanged%s, %d skipped, %d failed\n",
