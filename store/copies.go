@@ -133,7 +133,12 @@ func (s *Store) CopiesOf(ctx context.Context, docIDs []int64) (map[int64][]strin
 		args[i] = id
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(docIDs)), ",")
-	rows, err := s.db.QueryContext(ctx, `SELECT doc_id, path FROM document_paths WHERE doc_id IN (`+marks+`) ORDER BY doc_id, path`, args...)
+	return s.copies(ctx, out, `SELECT doc_id, path FROM document_paths WHERE doc_id IN (`+marks+`) ORDER BY doc_id, path`, args...)
+}
+
+// copies adds the (doc_id, path) rows query selects to out, by document.
+func (s *Store) copies(ctx context.Context, out map[int64][]string, query string, args ...any) (map[int64][]string, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read copies: %w", err)
 	}
@@ -146,26 +151,15 @@ func (s *Store) CopiesOf(ctx context.Context, docIDs []int64) (map[int64][]strin
 		}
 		out[id] = append(out[id], path)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read copies: %w", err)
+	}
+	return out, nil
 }
 
 // copiesInSpace is CopiesOf for every document of space (every space when empty).
 func (s *Store) copiesInSpace(ctx context.Context, space string) (map[int64][]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT doc_id, path FROM document_paths WHERE ?1 = '' OR space = ?1 ORDER BY doc_id, path`, space)
-	if err != nil {
-		return nil, fmt.Errorf("read copies: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64][]string{}
-	for rows.Next() {
-		var id int64
-		var path string
-		if err := rows.Scan(&id, &path); err != nil {
-			return nil, fmt.Errorf("read copies: %w", err)
-		}
-		out[id] = append(out[id], path)
-	}
-	return out, rows.Err()
+	return s.copies(ctx, map[int64][]string{}, `SELECT doc_id, path FROM document_paths WHERE ?1 = '' OR space = ?1 ORDER BY doc_id, path`, space)
 }
 
 // PathsUnder returns every path of space under root (own paths and copies) with the

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ncruces/go-sqlite3/driver"
 )
 
 func smallDocument(path, hash, word string) DocumentInput {
@@ -131,17 +128,7 @@ func TestDeleteDocumentTakesEveryCopy(t *testing.T) {
 // A database that stored identical files twice before copies existed folds them on upgrade.
 func TestMigrationFoldsDuplicates(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old := &Store{path: path, opts: Options{Words: wordsForTest}}
-	db, err := driver.Open("file:"+path+"?_txlock=immediate&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)", old.registerExtensions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.db = db
-	before := slices.IndexFunc(migrations, func(m migration) bool { return m.sql == schemaDocumentCopies })
-	if err := old.migrate(ctx, migrations[:before]); err != nil {
-		t.Fatal(err)
-	}
+	path, db := storeAt(t, versionBefore(schemaDocumentCopies), wordsForTest)
 	for _, p := range []string{"/x/a.md", "/y/a.md", "/z/a.md"} {
 		res, err := db.Exec(`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES ('default', ?, 't', 'text', 'h', 1, 1)`, p)
 		if err != nil {

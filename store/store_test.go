@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,18 +50,8 @@ func TestOpenCreatesUserOnlyFile(t *testing.T) {
 func TestMigrateFromEveryVersion(t *testing.T) {
 	ctx := context.Background()
 	for from := 0; from <= SchemaVersion(); from++ {
-		t.Run("from v"+string(rune('0'+from)), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "old.db")
-			old := &Store{path: path, opts: Options{Words: strings.ToUpper}}
-			// WAL, as every memdesk store: switching to it writes the header even at v0.
-			db, err := driver.Open("file:"+path+"?_txlock=immediate&_pragma=journal_mode(wal)", old.registerExtensions)
-			if err != nil {
-				t.Fatal(err)
-			}
-			old.db = db
-			if err := old.migrate(ctx, migrations[:from]); err != nil {
-				t.Fatalf("migrate to v%d: %v", from, err)
-			}
+		t.Run(fmt.Sprintf("from v%d", from), func(t *testing.T) {
+			path, db := storeAt(t, from, strings.ToUpper)
 			if from >= 1 {
 				hash := "hash"
 				if from >= 9 {
@@ -516,16 +508,7 @@ func TestEntities(t *testing.T) {
 // per-owner id lists, and the old table is gone.
 func TestMigrateInternsEntities(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old := &Store{path: path, opts: Options{Words: strings.ToLower}}
-	db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.db = db
-	if err := old.migrate(ctx, migrations[:7]); err != nil {
-		t.Fatal(err)
-	}
+	path, db := storeAt(t, 7, strings.ToLower)
 	for _, q := range []string{
 		`INSERT INTO facts(id, space, content, hash, created_at, updated_at, entity_rules, entity_count) VALUES (1, 'default', '老王喜欢风格', 'a', 1, 1, 1, 2)`,
 		`INSERT INTO facts(id, space, content, hash, created_at, updated_at, entity_rules, entity_count) VALUES (2, 'default', '老李喜欢风格', 'b', 1, 1, 1, 2)`,
@@ -615,16 +598,7 @@ func TestTrigramIndexFollowsEdits(t *testing.T) {
 // row, found by (subject, predicate) as before, and the old table is gone.
 func TestMigratePacksStatements(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old := &Store{path: path, opts: Options{Words: strings.ToLower}}
-	db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.db = db
-	if err := old.migrate(ctx, migrations[:8]); err != nil {
-		t.Fatal(err)
-	}
+	path, db := storeAt(t, 8, strings.ToLower)
 	for _, q := range []string{
 		`INSERT INTO facts(id, space, content, hash, created_at, updated_at, triple_rules) VALUES (1, 'default', '老王住在北京', 'a', 1, 1, 2)`,
 		`INSERT INTO triples(fact_id, ordinal, subject, predicate, object, negated) VALUES (1, 0, '老王', '住在', '北京', 0), (1, 1, '老王', '喜欢', '猫', 1)`,
@@ -650,20 +624,11 @@ func TestMigratePacksStatements(t *testing.T) {
 	}
 }
 
-// TestMigrateAddsPages: chunks stored before schema v10 are on page 0, and a PDF imported
+// TestMigrateAddsPages: chunks stored before schema v11 are on page 0, and a PDF imported
 // then (read without word spaces or pages) is re-read by its next import, not left as it was.
 func TestMigrateAddsPages(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old := &Store{path: path, opts: Options{Words: strings.ToLower}}
-	db, err := driver.Open("file:"+path+"?_txlock=immediate", old.registerExtensions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.db = db
-	if err := old.migrate(ctx, migrations[:9]); err != nil {
-		t.Fatal(err)
-	}
+	path, db := storeAt(t, versionBefore(schemaPages), strings.ToLower)
 	for _, q := range []string{
 		`INSERT INTO documents(id, space, path, title, format, hash, bytes, imported_at) VALUES
 			(1, 'default', '/d/a.pdf', 'a', 'pdf', 'h1', 10, 1), (2, 'default', '/d/b.md', 'b', 'markdown', 'h2', 10, 1)`,
@@ -698,4 +663,29 @@ func TestMigrateAddsPages(t *testing.T) {
 	if chunks, err := s.Chunks(ctx, 1); err != nil || len(chunks) != 1 || chunks[0].Page != 3 {
 		t.Errorf("Chunks(1) after re-import = %+v, %v; want its chunk on page 3", chunks, err)
 	}
+}
+
+// storeAt builds, at a new path, the database an older memdesk made: migrations[:version]
+// applied, nothing else. The test writes rows in that version's shape through db, closes it
+// and opens the path with the current code.
+func storeAt(t *testing.T, version int, words func(string) string) (path string, db *sql.DB) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "old.db")
+	old := &Store{path: path, opts: Options{Words: words}}
+	// WAL, as every memdesk store: switching to it writes the header even at v0.
+	db, err := driver.Open("file:"+path+"?_txlock=immediate&_pragma=journal_mode(wal)&_pragma=foreign_keys(on)", old.registerExtensions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.db = db
+	if err := old.migrate(context.Background(), migrations[:version]); err != nil {
+		db.Close()
+		t.Fatalf("migrate to v%d: %v", version, err)
+	}
+	return path, db
+}
+
+// versionBefore is the schema version just before the migration whose SQL is ddl.
+func versionBefore(ddl string) int {
+	return slices.IndexFunc(migrations, func(m migration) bool { return m.sql == ddl })
 }
