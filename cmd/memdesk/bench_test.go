@@ -33,6 +33,19 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout
 	return code, out.String(), errOut.String()
 }
 
+// cliOn returns a runner of in-process CLI commands on db that fails the test on a non-zero
+// exit and returns stdout.
+func cliOn(t *testing.T, ctx context.Context, db string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runCLI(t, ctx, append([]string{"--db", db}, args...)...)
+		if code != 0 {
+			t.Fatalf("memdesk %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+		return out
+	}
+}
+
 // TestBenchJSON runs the real bench at a tiny size and checks the report's shape and that
 // its figures are sane; it asserts nothing about speed.
 func TestBenchJSON(t *testing.T) {

@@ -17,14 +17,7 @@ import (
 func TestCLIContradictionWorkflow(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "m.db")
-	cli := func(args ...string) string {
-		t.Helper()
-		code, out, errOut := runCLI(t, ctx, append([]string{"--db", db}, args...)...)
-		if code != 0 {
-			t.Fatalf("memdesk %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
-		}
-		return out
-	}
+	cli := cliOn(t, ctx, db)
 
 	cli("remember", "CI uses Python 3.11")
 	out := cli("remember", "CI uses Python 3.12")
