@@ -403,13 +403,25 @@ func (s *Store) Close() error { return s.db.Close() }
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.diskError(err)
+		return cancelled(ctx, s.diskError(err))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return s.diskError(err)
+		return cancelled(ctx, s.diskError(err))
 	}
-	return s.diskError(tx.Commit())
+	return cancelled(ctx, s.diskError(tx.Commit()))
+}
+
+// cancelled makes a write that failed because ctx ended say so: database/sql rolls the
+// transaction back the moment ctx is done, so the statement running then may fail with
+// "sql: statement is closed" or "transaction has already been committed or rolled back",
+// which hides from callers (errors.Is(err, context.Canceled)) that nothing went wrong but
+// the cancellation.
+func cancelled(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w (%v)", ctx.Err(), err)
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
