@@ -100,7 +100,7 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.Weights == (Weights{}) {
-		o.Weights = Weights{FTS: 1, Entity: 0.3, Semantic: 0.6}
+		o.Weights = Weights{FTS: 1, Entity: 0.3, Semantic: 1.5}
 	}
 	if o.LexicalMix == (LexicalMix{}) {
 		o.LexicalMix = LexicalMix{Trigram: 0.25, Words: 1}
@@ -141,6 +141,10 @@ type Engine struct {
 	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
 	// last one was on time. See slowEmbedTimeout.
 	slowModel atomic.Int64
+	// calib holds what was measured of each vector space's model (calibration.go);
+	// semanticRunning says Run keeps the semantic leg's work going in the background.
+	calib           calibrations
+	semanticRunning atomic.Bool
 }
 
 // Open opens the database at path, creating and migrating it as needed.

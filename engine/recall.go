@@ -33,6 +33,9 @@ type RecallRequest struct {
 	Space  string `json:"space,omitempty"`  // "" means "default"
 	Source Source `json:"source,omitempty"` // "" means all
 	K      int    `json:"k,omitempty"`      // 0 means the configured default
+	// MeaningOnly ranks by the semantic leg alone: the model's nearest texts by cosine, with
+	// no floor and no other leg (to compare the model with the fused answer).
+	MeaningOnly bool `json:"meaning_only,omitempty"`
 }
 
 // LegScores are a hit's raw score in each leg (0 when the leg did not return it): the
@@ -122,6 +125,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		return RecallResult{}, fmt.Errorf("%w: unknown source %q (want all, memory or knowledge)", ErrBadRequest, req.Source)
 	}
 
+	if req.MeaningOnly {
+		return e.recallByMeaning(ctx, req, kinds, space, k)
+	}
 	plan := planQuery(req.Query, e.opts.Now())
 	if x := e.ents.Load(); x != nil {
 		plan.entities = x.Extract(plan.entityText)
@@ -131,11 +137,11 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil
 	}
-	qvec, fp, noise, note := e.queryVector(ctx, plan.semanticText)
+	qvec, fp, cal, note := e.queryVector(ctx, plan.semanticText)
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	plan.semanticVec, plan.semanticFP, plan.semanticNoise = qvec, fp, noise
+	plan.semanticVec, plan.semanticFP, plan.semanticCal = qvec, fp, cal
 	var gathered []*gathered
 	for _, kind := range kinds {
 		g, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit})
@@ -148,7 +154,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	for i, g := range gathered {
 		sources[i] = &g.source
 	}
-	ranked := rank.Rank(rank.Query{Window: plan.when, SemanticNoise: plan.semanticNoise, Focus: e.focusUnits(plan.entityText),
+	ranked := rank.Rank(rank.Query{Window: plan.when, SemanticNoise: plan.semanticCal.Noise, Model: plan.semanticCal.model(), Focus: e.focusUnits(plan.entityText),
 		Asked: len(plan.words)},
 		sources, e.rankConfig())
 	switch {
@@ -217,9 +223,9 @@ type queryPlan struct {
 	semanticText string
 	semanticVec  []float32
 	semanticFP   string
-	// semanticNoise is the noise floor of space semanticFP: no profile's semantic floor is
-	// below it.
-	semanticNoise float64
+	// semanticCal is what was measured of space semanticFP's model: the leg's role and
+	// floors.
+	semanticCal calibration
 }
 
 func planQuery(q string, now time.Time) queryPlan {
@@ -314,7 +320,7 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	if g.source.Entity, g.source.EntityDF, err = e.entityLeg(ctx, g, kind, sc.Space, plan.entities); err != nil {
 		return nil, err
 	}
-	g.source.Semantic, g.source.SemanticNoise, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticNoise)
+	g.source.Semantic, g.source.SemanticNoise, g.source.SemanticStats, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticCal)
 	if err != nil {
 		return nil, err
 	}

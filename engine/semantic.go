@@ -334,163 +334,6 @@ func dot(a, b []float32) float32 {
 	return s0 + s1 + s2 + s3
 }
 
-// Calibration. Cosine has no meaning shared across models: unrelated English sentences
-// score up to ~0.75 under a mean-pooled bag of words (the testbed's GloVe model), up to ~0.98
-// under a random model, and ~0.3-0.5 under bge-m3, so one configured floor cannot separate
-// evidence from noise for every model. Each vector space measures its own noise once, when
-// it is first used: it embeds noiseProbes, a fixed bundle of mutually unrelated sentences in
-// Chinese and English, and takes the highest cosine between two of them as its noise floor
-// (a semantic-only answer must beat every pair of sentences about nothing in common). It
-// then checks the model can tell meaning at all: the median cosine of paraphraseProbes must
-// clear that noise floor, or the model is given no say (noise floor 1). The semantic floor a
-// recall applies is the larger of the noise floor and the configured one
-// (min_semantic_similarity acts as a minimum; 0 still switches the floor off). Measured in
-// doc/semantic.md.
-const (
-	// minNoiseProbes is how many noise probes must embed to a non-zero vector for the noise
-	// to be measured; with fewer the configured floor stands alone.
-	minNoiseProbes = 6
-	// minParaphraseProbes is how many paraphrase pairs must embed for the model's sense of
-	// meaning to be judged; with fewer it is not judged.
-	minParaphraseProbes = 3
-	// calibrationTimeout bounds embedding the probes (once per vector space).
-	calibrationTimeout = 30 * time.Second
-	// noSemantics is the noise floor of a model that cannot tell a paraphrase from noise.
-	noSemantics = 1.0
-)
-
-// noiseProbes are about nothing in common with each other: every topic appears once, in
-// Chinese or in English. Changing them changes every calibrated floor: measure first.
-func noiseProbes() []string {
-	return []string{
-		"Our flight to Lisbon was delayed by three hours because of fog.",
-		"The violin concerto was first performed in Vienna in 1806.",
-		"Rotate the tires every ten thousand kilometres to keep the wear even.",
-		"Photosynthesis turns sunlight, water and carbon dioxide into sugar.",
-		"The quarterly tax return is due at the end of the month.",
-		"She knitted a green scarf for her grandson's birthday.",
-		"The backup job restarts the database server every night at two.",
-		"Elephants can recognise themselves in a mirror.",
-		"He scored the winning goal in the last minute of extra time.",
-		"Jupiter has at least ninety known moons.",
-		"Wet paint: please do not lean on the railing.",
-		"The bakery on the corner sells rye bread only on Saturdays.",
-		"明天上午十点在三楼会议室面试新同事。",
-		"这只猫每天晚上都要爬到书架上睡觉。",
-		"长江是中国最长的河流，全长约六千三百公里。",
-		"快递员说包裹下午送到小区门口。",
-		"奶奶种的西红柿今年结得特别多。",
-		"这双跑鞋穿了两年，鞋底还很新。",
-		"唐代诗人李白留下了近千首诗。",
-		"外婆的老房子在一条很窄的巷子里。",
-		"感冒的时候要多喝水、多休息。",
-		"他在大学里学的是土木工程。",
-		"冬天的哈尔滨会举办冰雕节。",
-		"这份合同需要两位股东签字才能生效。",
-	}
-}
-
-// paraphraseProbes are pairs that say the same thing in other words (and across languages):
-// a model with any sense of meaning puts them closer than unrelated sentences.
-func paraphraseProbes() [][2]string {
-	return [][2]string{
-		{"The doctor said I should rest my knee for two weeks.", "My physician told me not to use my injured leg for a fortnight."},
-		{"The car would not start this morning.", "My vehicle's engine failed to turn on today."},
-		{"I am allergic to peanuts.", "Eating nuts makes me ill."},
-		{"The meeting was moved to Friday.", "We rescheduled the conference call to the end of the week."},
-		{"老王喜欢简约风格。", "我的领导偏爱简单朴素的设计。"},
-		{"我下周要去北京出差。", "下个星期我因为工作要到首都去。"},
-		{"小李对花生过敏。", "Xiao Li has a peanut allergy."},
-		{"这台笔记本电脑的电池只能用两个小时。", "The laptop battery lasts only two hours."},
-	}
-}
-
-// noiseFloor returns the calibrated noise floor of vector space fp, embedding the probes
-// the first time a space is asked about. ok is false when the probes could not be embedded
-// now (the embedder failed as a whole): the caller skips the semantic leg rather than trust
-// an uncalibrated cosine.
-func (e *Engine) noiseFloor(ctx context.Context, fp string) (floor float64, ok bool) {
-	x := &e.vectors
-	x.mu.Lock()
-	floor, ok = x.noise[fp]
-	x.mu.Unlock()
-	if ok {
-		return floor, true
-	}
-	texts := noiseProbes()
-	pairs := paraphraseProbes()
-	for _, p := range pairs {
-		texts = append(texts, p[0], p[1])
-	}
-	ctx, cancel := context.WithTimeout(ctx, calibrationTimeout)
-	defer cancel()
-	vecs, err := e.opts.Embedder.Embed(ctx, texts)
-	if len(vecs) != len(texts) {
-		e.log.Debug("semantic calibration: the probes did not embed", "err", err)
-		return 0, false
-	}
-	if e.fingerprint() != fp {
-		return 0, false // the model changed meanwhile: these vectors are of neither space
-	}
-	n := len(noiseProbes())
-	floor = calibrate(vecs[:n], vecs[n:])
-	x.mu.Lock()
-	if x.noise == nil {
-		x.noise = map[string]float64{}
-	}
-	x.noise[fp] = floor
-	x.mu.Unlock()
-	e.log.Debug("semantic calibration", "fingerprint", fp, "noise_floor", floor)
-	return floor, true
-}
-
-// calibrate is the noise floor measured from the vectors of the noise probes and of the
-// paraphrase pairs (first, second, first, second, ...): the highest cosine between two
-// noise probes, or noSemantics when the paraphrases' median cosine does not clear it. A nil,
-// empty or zero vector is no evidence (the pair or probe is left out); too few usable noise
-// probes measure nothing (0: the configured floor alone), too few usable pairs judge nothing.
-// The vectors are not modified.
-func calibrate(noise, paraphrases [][]float32) float64 {
-	var unit [][]float32
-	for _, v := range noise {
-		if u, ok := unitCopy(v); ok && (len(unit) == 0 || len(u) == len(unit[0])) {
-			unit = append(unit, u)
-		}
-	}
-	if len(unit) < minNoiseProbes {
-		return 0
-	}
-	floor := float32(-1)
-	for i := range unit {
-		for j := i + 1; j < len(unit); j++ {
-			floor = max(floor, dot(unit[i], unit[j]))
-		}
-	}
-	var para []float64
-	for i := 0; i+1 < len(paraphrases); i += 2 {
-		a, okA := unitCopy(paraphrases[i])
-		b, okB := unitCopy(paraphrases[i+1])
-		if okA && okB && len(a) == len(unit[0]) && len(b) == len(a) {
-			para = append(para, float64(dot(a, b)))
-		}
-	}
-	if len(para) >= minParaphraseProbes {
-		sort.Float64s(para)
-		if median := (para[(len(para)-1)/2] + para[len(para)/2]) / 2; median <= float64(floor) {
-			return noSemantics
-		}
-	}
-	return min(max(float64(floor), 0), 1)
-}
-
-func unitCopy(v []float32) ([]float32, bool) {
-	if len(v) == 0 {
-		return nil, false
-	}
-	u := append([]float32(nil), v...)
-	return u, normalizeVector(u)
-}
-
 // noteEmbedTime remembers whether the model missed the query's bound: late starts (or
 // extends) the slow window, on time ends it. A caller that gave up first says nothing.
 func (e *Engine) noteEmbedTime(ctx context.Context, late bool) {
@@ -504,28 +347,29 @@ func (e *Engine) noteEmbedTime(ctx context.Context, late bool) {
 }
 
 // queryVector embeds the query for the semantic leg. It returns nil, with a note for the
-// result, when the leg cannot run: off, not ready, slow, failing, or a query that embeds to
-// the zero vector (no semantic evidence).
-// noise is the space's calibrated noise floor.
-func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, fp string, noise float64, note string) {
+// result, when the leg cannot run: off, not ready, not measured yet, slow, failing, or a
+// query that embeds to the zero vector (no semantic evidence). cal is what was measured of
+// the space's model: the leg's role and floors.
+func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, fp string, cal calibration, note string) {
 	fp, ok := e.semanticReady()
 	if !ok {
-		return nil, "", 0, ""
+		return nil, "", calibration{}, ""
 	}
 	bound := queryEmbedTimeout
 	if slowSince := e.slowModel.Load(); slowSince != 0 && time.Since(time.Unix(0, slowSince)) < slowModelWindow {
 		bound = slowEmbedTimeout
 	}
-	// Run measures the noise floor in the background as soon as the model is ready; a
-	// process without Run (a one-shot CLI recall, eval) pays for it once, here, bounded
-	// like the query's own embedding.
-	calibrateCtx, cancelCalibrate := context.WithTimeout(ctx, bound)
-	noise, ok = e.noiseFloor(calibrateCtx, fp)
-	late := calibrateCtx.Err() != nil
-	cancelCalibrate()
+	// Run measures the model in the background as soon as it is ready, and the measurement
+	// is stored: a query never waits for it there. A process without Run (a one-shot CLI
+	// recall, eval) waits for the first measurement of a space once, up to
+	// oneShotCalibrationWait.
+	wait := time.Duration(0)
+	if !e.semanticRunning.Load() {
+		wait = oneShotCalibrationWait
+	}
+	cal, ok = e.calibrationOf(ctx, fp, wait)
 	if !ok {
-		e.noteEmbedTime(ctx, late)
-		return nil, "", 0, "semantic leg skipped: the model's noise floor could not be measured yet"
+		return nil, "", calibration{}, "semantic leg skipped: the embedding model is still being measured; it joins in once that is done"
 	}
 	embedCtx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
@@ -537,34 +381,80 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 		}
 		e.log.Debug("semantic leg skipped: the query did not embed", "err", err)
 		if embedCtx.Err() != nil && ctx.Err() == nil {
-			return nil, "", 0, fmt.Sprintf("semantic leg skipped: the model did not answer within %s", bound)
+			return nil, "", calibration{}, fmt.Sprintf("semantic leg skipped: the model did not answer within %s", bound)
 		}
-		return nil, "", 0, "semantic leg skipped: the query could not be embedded"
+		return nil, "", calibration{}, "semantic leg skipped: the query could not be embedded"
 	}
 	v := append([]float32(nil), vecs[0]...)
 	if !normalizeVector(v) {
-		return nil, "", 0, ""
+		return nil, "", calibration{}, ""
 	}
-	return v, fp, noise, ""
+	return v, fp, cal, ""
 }
 
-// semanticLeg returns the candidates of kind in space whose cosine with the query vector
-// clears the loosest semantic floor (rank applies the profile's own floor), and the noise
-// floor of the space: the larger of the model's (noise) and the space's own.
-func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float32, fp string, noise float64) (map[rank.Key]float64, float64, error) {
+// semanticLeg returns the candidates of kind in space the semantic leg gathers for the
+// query vector (rank applies the floors), the noise floor of the space for a supporting leg
+// (the larger of the model's and the space's own), and the query's cosine statistics over
+// the rest of the space for a leading one.
+func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float32, fp string, cal calibration) (map[rank.Key]float64, float64, rank.CosineStats, error) {
 	if q == nil {
-		return nil, 0, nil
+		return nil, 0, rank.CosineStats{}, nil
 	}
 	idx, err := e.vectors.get(ctx, e.st, vectorIndexKey{kind: kind, space: space, fingerprint: fp})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, rank.CosineStats{}, err
 	}
-	noise = max(noise, idx.noise)
+	noise := max(cal.Noise, idx.noise)
+	model := cal.model()
 	out := map[rank.Key]float64{}
-	for _, s := range idx.search(q, rank.LoosestSemanticFloor(*e.opts.Floors, noise), candidateLimit) {
+	hits := idx.search(q, rank.LoosestSemanticFloor(*e.opts.Floors, noise, model), candidateLimit)
+	for _, s := range hits {
 		out[rank.Key{Kind: kind, ID: s.id}] = s.cos
 	}
-	return out, noise, nil
+	var stats rank.CosineStats
+	if model.Leading {
+		stats = withoutBest(idx.cosineStats(q), hits, statsExcluded(len(idx.ids)))
+	}
+	return out, noise, stats, nil
+}
+
+// statsExcluded is how many of a space's best candidates are left out of the query's
+// statistics: the texts about the query would raise the chance level they are held to.
+func statsExcluded(n int) int { return min(candidateLimit, max(10, n/100)) }
+
+// withoutBest removes the best `exclude` of hits (best first) from the statistics of a
+// query's cosines with the whole space.
+func withoutBest(all rank.CosineStats, hits []vectorHit, exclude int) rank.CosineStats {
+	n := float64(all.N)
+	sum := all.Mean * n
+	sumSq := (all.SD*all.SD + all.Mean*all.Mean) * n
+	for _, h := range hits[:min(exclude, len(hits))] {
+		sum -= h.cos
+		sumSq -= h.cos * h.cos
+		n--
+	}
+	if n < 2 {
+		return rank.CosineStats{}
+	}
+	mean := sum / n
+	return rank.CosineStats{N: int(n), Mean: mean, SD: math.Sqrt(max(sumSq/n-mean*mean, 0))}
+}
+
+// cosineStats are the count, mean and standard deviation of q's cosines with every text of
+// the space.
+func (s *spaceIndex) cosineStats(q []float32) rank.CosineStats {
+	n := len(s.ids)
+	if n == 0 || len(q) != s.dims {
+		return rank.CosineStats{}
+	}
+	var sum, sumSq float64
+	for i := range n {
+		c := float64(dot(s.flat[i*s.dims:(i+1)*s.dims], q))
+		sum += c
+		sumSq += c * c
+	}
+	mean := sum / float64(n)
+	return rank.CosineStats{N: n, Mean: mean, SD: math.Sqrt(max(sumSq/float64(n)-mean*mean, 0))}
 }
 
 // VectorsDiagnosis is the vectors-diagnose report.
@@ -652,11 +542,13 @@ func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult,
 // runSemantic is Run's semantic part: once the embedder is ready, warn once about stale
 // vectors, then keep embedding what is missing, polling while idle, until ctx is done.
 func (e *Engine) runSemantic(ctx context.Context) error {
+	e.semanticRunning.Store(true)
+	defer e.semanticRunning.Store(false)
 	warned := ""
 	for {
 		if fp, ok := e.semanticReady(); ok {
-			// Calibrate the space before recall needs it (a failure is retried there).
-			e.noiseFloor(ctx, fp)
+			// Measure the space before recall needs it (a failure is retried there).
+			e.calibrationOf(ctx, fp, 0)
 			if warned != fp {
 				warned = fp
 				if d, err := e.st.DiagnoseVectors(ctx, fp); err == nil && (d.Stale > 0 || d.Orphans > 0) {

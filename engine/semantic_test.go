@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdesk/memdesk/engine/probes"
 	"github.com/memdesk/memdesk/modelboot"
 	"github.com/memdesk/memdesk/modelboot/ollamatest"
 )
@@ -556,7 +557,8 @@ func TestSemanticOnlyHitsDoNotBlockTheRelaxedRetry(t *testing.T) {
 }
 
 func TestCalibrate(t *testing.T) {
-	basis := func(dims, i int) []float32 {
+	const dims = 128
+	basis := func(i int) []float32 {
 		v := make([]float32, dims)
 		v[i] = 1
 		return v
@@ -565,38 +567,50 @@ func TestCalibrate(t *testing.T) {
 	noise := func(n int) [][]float32 {
 		var out [][]float32
 		for i := range n {
-			out = append(out, basis(40, i))
+			out = append(out, basis(i))
 		}
 		if n > 1 {
-			out[1] = []float32{0.8, 0.6}
-			out[1] = append(out[1], make([]float32, 38)...)
+			out[1] = make([]float32, dims)
+			out[1][0], out[1][1] = 0.8, 0.6
 		}
 		return out
 	}
-	pairs := func(cos float32, n int) [][]float32 {
+	// pairs are n paraphrase pairs, told at cosine cos; the first zero of them embed to zero.
+	pairs := func(cos float32, n, zero int) [][]float32 {
 		var out [][]float32
-		for range n {
-			b := make([]float32, 40)
-			b[30], b[31] = cos, float32(math.Sqrt(float64(1-cos*cos)))
-			out = append(out, basis(40, 30), b)
+		for i := range n {
+			if i < zero {
+				out = append(out, make([]float32, dims), make([]float32, dims))
+				continue
+			}
+			b := make([]float32, dims)
+			b[100], b[101] = cos, float32(math.Sqrt(float64(1-cos*cos)))
+			out = append(out, basis(100), b)
 		}
 		return out
 	}
 	tests := []struct {
 		name              string
 		noise, paraphrase [][]float32
-		want              float64
+		noiseFloor        float64
+		strength          float64
+		role              string
 	}{
-		{"the highest noise cosine", noise(24), pairs(0.95, 8), 0.8},
-		{"paraphrases no closer than noise: no say", noise(24), pairs(0.8, 8), noSemantics},
-		{"too few pairs to judge", noise(24), pairs(0.5, minParaphraseProbes-1), 0.8},
-		{"too few probes to measure", noise(minNoiseProbes - 1), pairs(0.95, 8), 0},
-		{"zero and missing vectors are no evidence", append(noise(24), nil, []float32{}, make([]float32, 40)), pairs(0.95, 8), 0.8},
+		{"paraphrases told from noise: the model leads", noise(36), pairs(0.95, 24, 0), 0.8, 1, "leading"},
+		{"paraphrases no closer than noise: no say", noise(36), pairs(0.8, 24, 0), noSemantics, 0, "no say"},
+		{"too few pairs to judge", noise(36), pairs(0.5, minParaphraseProbes-1, 0), 0.8, 0, "supporting"},
+		{"too few probes to measure", noise(minNoiseProbes - 1), pairs(0.95, 24, 0), 0, 0, "supporting"},
+		{"zero and missing vectors are no evidence", append(noise(36), nil, []float32{}, make([]float32, dims)), pairs(0.95, 24, 0), 0.8, 1, "leading"},
+		// A model blind to one language (GloVe's Chinese embeds to zero) tells the pairs it
+		// can embed, but cannot lead a bilingual store.
+		{"one language blind: supports", noise(36), pairs(0.95, 24, 12), 0.8, 0.5, "supporting"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := calibrate(tc.noise, tc.paraphrase); math.Abs(got-tc.want) > 1e-6 {
-				t.Errorf("calibrate = %v, want %v", got, tc.want)
+			got := calibrate(tc.noise, tc.paraphrase)
+			if math.Abs(got.Noise-tc.noiseFloor) > 1e-6 || math.Abs(got.Strength-tc.strength) > 1e-6 || got.Role() != tc.role {
+				t.Errorf("calibrate = noise %v strength %v role %s, want %v, %v, %s (%+v)",
+					got.Noise, got.Strength, got.Role(), tc.noiseFloor, tc.strength, tc.role, got)
 			}
 		})
 	}
@@ -606,7 +620,7 @@ func TestSemanticFloorIsCalibratedPerModel(t *testing.T) {
 	// A model whose unrelated probes reach cosine 0.8 with each other: a cosine of 0.7 is
 	// noise for it even though it clears the configured 0.5.
 	vecs := map[string][]float32{}
-	const dims = 40
+	const dims = 100
 	unit := func(parts map[int]float32) []float32 {
 		v := make([]float32, dims)
 		for i, x := range parts {
@@ -614,23 +628,28 @@ func TestSemanticFloorIsCalibratedPerModel(t *testing.T) {
 		}
 		return v
 	}
-	for i, p := range noiseProbes() {
+	for i, p := range probes.Noise() {
 		vecs[p] = unit(map[int]float32{i: 1})
 	}
-	vecs[noiseProbes()[1]] = unit(map[int]float32{0: 0.8, 1: 0.6})
-	for i, p := range paraphraseProbes() {
-		vecs[p[0]] = unit(map[int]float32{24 + i: 1})
-		vecs[p[1]] = unit(map[int]float32{24 + i: 1})
+	vecs[probes.Noise()[1]] = unit(map[int]float32{0: 0.8, 1: 0.6})
+	// Two thirds of the paraphrases are told apart: a model that supports, not one that leads.
+	for i, p := range probes.Paraphrases() {
+		vecs[p[0]] = unit(map[int]float32{40 + i: 1})
+		if i%3 == 0 {
+			vecs[p[1]] = unit(map[int]float32{70 + i: 1})
+		} else {
+			vecs[p[1]] = unit(map[int]float32{40 + i: 1})
+		}
 	}
 	const (
 		fact  = "the team offsite is in Lisbon"
 		near  = "where do we travel for the retreat"
 		noisy = "how tall is the eiffel tower"
 	)
-	vecs[fact] = unit(map[int]float32{35: 1})
-	vecs[near] = unit(map[int]float32{35: 0.9, 36: 0.436})  // cosine 0.9
-	vecs[noisy] = unit(map[int]float32{35: 0.7, 37: 0.714}) // cosine 0.7
-	emb := newFakeEmbedder("fake/calibrated@1/40", vecs)
+	vecs[fact] = unit(map[int]float32{95: 1})
+	vecs[near] = unit(map[int]float32{95: 0.9, 96: 0.436})  // cosine 0.9
+	vecs[noisy] = unit(map[int]float32{95: 0.7, 97: 0.714}) // cosine 0.7
+	emb := newFakeEmbedder("fake/calibrated@1/100", vecs)
 	e := openSemanticEngine(t, emb, emb.state)
 	id := remember(t, e, "", fact)
 	mustEmbedPending(t, e)
@@ -652,7 +671,7 @@ func TestSemanticFloorIsCalibratedPerModel(t *testing.T) {
 	if len(res.Hits) != 0 {
 		t.Errorf("%q = %+v, want nothing: cosine 0.7 is below this model's noise", noisy, res.Hits)
 	}
-	for _, p := range noiseProbes() {
+	for _, p := range probes.Noise() {
 		if n := emb.calls[p]; n != 1 {
 			t.Errorf("probe %q embedded %d times, want once per vector space", p, n)
 		}

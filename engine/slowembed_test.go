@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/memdesk/memdesk/engine/probes"
 )
 
 // slowEmbedder answers like inner, but only after delay (or when the caller gives up).
@@ -28,21 +30,21 @@ func (s *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 // time brings the semantic leg back. Every recall answers on the lexical leg meanwhile.
 func TestRecallDoesNotWaitOnASlowModel(t *testing.T) {
 	vecs := map[string][]float32{}
-	for i, p := range noiseProbes() {
-		v := make([]float32, 64)
+	for i, p := range probes.Noise() {
+		v := make([]float32, 128)
 		v[i] = 1
 		vecs[p] = v
 	}
-	for i, p := range paraphraseProbes() {
-		v := make([]float32, 64)
-		v[40+i] = 1
+	for i, p := range probes.Paraphrases() {
+		v := make([]float32, 128)
+		v[64+i] = 1
 		vecs[p[0]], vecs[p[1]] = v, v
 	}
 	fact := "the build server runs on port 8080"
-	v := make([]float32, 64)
-	v[60] = 1
+	v := make([]float32, 128)
+	v[120] = 1
 	vecs[fact], vecs["build server port"] = v, v
-	slow := &slowEmbedder{fakeEmbedder: newFakeEmbedder("fake/slow@1/64", vecs)}
+	slow := &slowEmbedder{fakeEmbedder: newFakeEmbedder("fake/slow@1/128", vecs)}
 	e := openSemanticEngine(t, slow, slow.state)
 	id := remember(t, e, "", fact)
 	mustEmbedPending(t, e)

@@ -23,7 +23,7 @@ import (
 	"github.com/memdesk/memdesk/engine/eval/enginearm"
 )
 
-const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [--legs fts,entity,semantic] [-k 10]
+const evalUsage = `eval --beir DIR [--scope none|prefix] [--as memory|knowledge] [--legs fts,entity,semantic] [--meaning-only] [-k 10]
      [--baseline] [--limit-queries N] [--breakdown FIELD] [--per-query FILE] [--json] [--out FILE]
 eval --cases FILE [--json] [--out FILE]`
 
@@ -40,6 +40,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	baseline := fs.Bool("baseline", false, "also run plain BM25 over the same corpus")
 	limit := fs.Int("limit-queries", 0, "only the first N queries (0: all)")
 	out := fs.String("out", "", "also write the JSON report to this file")
+	meaningOnly := fs.Bool("meaning-only", false, "rank by the semantic leg alone (the model's nearest texts, no floor): the model's own figure")
 	legs := fs.String("legs", "fts,entity", "retrieval legs to use: fts (always on), entity, semantic (needs Ollama)")
 	breakdown := fs.String("breakdown", "", "also report the metrics per value of this queries_meta.jsonl field")
 	perQuery := fs.String("per-query", "", "write every query's ranked hits, scores and why to this JSONL file")
@@ -58,7 +59,7 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	case (*beirDir == "") == (*casesFile == ""):
 		return usagef("eval: give either --beir DIR or --cases FILE\nusage: %s", evalUsage)
 	case *casesFile != "":
-		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs", "breakdown", "per-query", "unrelated-from", "unrelated-limit"} {
+		for _, name := range []string{"scope", "as", "k", "baseline", "limit-queries", "legs", "breakdown", "per-query", "unrelated-from", "unrelated-limit", "meaning-only"} {
 			if set[name] {
 				dash := "--"
 				if len(name) == 1 {
@@ -73,9 +74,13 @@ func (c *cli) eval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *meaningOnly {
+		semantic = true
+	}
 	opts := beirRun{dir: *beirDir, scope: eval.Scope(*scope), as: enginearm.As(*as), k: *k,
 		baseline: *baseline, limit: *limit, out: *out, entities: entities, semantic: semantic,
-		breakdown: *breakdown, perQuery: *perQuery, unrelated: *unrelated, unrelatedLimit: *unrelatedLimit}
+		breakdown: *breakdown, perQuery: *perQuery, unrelated: *unrelated, unrelatedLimit: *unrelatedLimit,
+		meaningOnly: *meaningOnly}
 	switch {
 	case opts.scope != eval.ScopeNone && opts.scope != eval.ScopePrefix:
 		return usagef("eval: --scope %q: want none or prefix", *scope)
@@ -127,6 +132,8 @@ type beirRun struct {
 	// unrelated is another benchmark whose queries are asked as unrelated ones.
 	unrelated      string
 	unrelatedLimit int
+	// meaningOnly runs the semantic leg alone: the model's own figure.
+	meaningOnly bool
 }
 
 func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
@@ -157,8 +164,13 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 		rep.Legs = append(rep.Legs, "entity")
 	}
 	var sem *semantic
+	if o.meaningOnly {
+		rep.Legs = []string{"semantic alone"}
+	}
 	if o.semantic {
-		rep.Legs = append(rep.Legs, "semantic")
+		if !o.meaningOnly {
+			rep.Legs = append(rep.Legs, "semantic")
+		}
 		if sem, err = c.startSemantic(ctx); err != nil {
 			return err
 		}
@@ -186,6 +198,7 @@ func (c *cli) evalBEIR(ctx context.Context, o beirRun) error {
 				return err
 			}
 		}
+		r.MeaningOnly = o.meaningOnly
 		trace, closeTrace, err := newQueryTrace(o.perQuery, r)
 		if err != nil {
 			return err

@@ -500,7 +500,7 @@ func TestEntries(t *testing.T) {
 		{"floors.min_semantic_similarity", "0.5", SourceDefault, "MEMDESK_MIN_SEMANTIC_SIMILARITY"},
 		{"weights.fts", "1.5", SourceEnv, "MEMDESK_WEIGHT_FTS"},
 		{"weights.entity", "0.3", SourceDefault, "MEMDESK_WEIGHT_ENTITY"},
-		{"weights.semantic", "0.6", SourceDefault, "MEMDESK_WEIGHT_SEMANTIC"},
+		{"weights.semantic", "1.5", SourceDefault, "MEMDESK_WEIGHT_SEMANTIC"},
 		{"import.max_file_mb", "20", SourceDefault, "MEMDESK_IMPORT_MAX_FILE_MB"},
 		{"import.chunk_max_runes", "800", SourceDefault, "MEMDESK_IMPORT_CHUNK_MAX_RUNES"},
 		{"import.chunk_overlap_runes", "80", SourceDefault, "MEMDESK_IMPORT_CHUNK_OVERLAP_RUNES"},

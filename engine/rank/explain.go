@@ -25,7 +25,10 @@ func Explain(h Hit) string {
 	if h.Legs.Entity > 0 {
 		parts = append(parts, fmt.Sprintf("entity %.2f (anchors %s)", h.Legs.Entity, strings.Join(h.Anchors, ", ")))
 	}
-	if h.Legs.Semantic > 0 {
+	switch {
+	case h.Legs.Semantic > 0 && h.SemanticLead > 0:
+		parts = append(parts, fmt.Sprintf("semantic %.2f (%.1f sd above what chance would bring)", h.Legs.Semantic, h.SemanticLead))
+	case h.Legs.Semantic > 0:
 		parts = append(parts, fmt.Sprintf("semantic %.2f", h.Legs.Semantic))
 	}
 	return strings.Join(parts, " · ")

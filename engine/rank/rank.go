@@ -85,8 +85,11 @@ type Source struct {
 	// Semantic holds the cosine of candidates above the loosest semantic floor.
 	Semantic map[Key]float64
 	// SemanticNoise is the noise floor of the model and this source's vector space together:
-	// no profile's semantic floor is below it here.
+	// no profile's semantic floor is below it here (a supporting leg's floor).
 	SemanticNoise float64
+	// SemanticStats are the query's cosines with the rest of this source's space: a leading
+	// leg's chance level (semantic.go).
+	SemanticStats CosineStats
 }
 
 // Window is a created-time filter [From, To).
@@ -103,6 +106,8 @@ func (w *Window) contains(t time.Time) bool {
 type Query struct {
 	Window        *Window
 	SemanticNoise float64
+	// Model is what the engine measured of the embedding model: the semantic leg's role.
+	Model Model
 	// Focus are the query's units that can carry its topic, those no text holds too: ranking
 	// chooses its focus among them (focus.go).
 	Focus []FocusUnit
@@ -156,6 +161,9 @@ type Hit struct {
 	// SemanticOnly marks a hit only the supporting semantic leg found: it ranks after every
 	// hit the lexical or entity leg found.
 	SemanticOnly bool
+	// SemanticLead is how many standard deviations above the query's chance level a leading
+	// semantic leg found the text (0 for a supporting leg, or below it).
+	SemanticLead float64
 	// textLen breaks ties: with the same evidence, the text that says less else is closer.
 	textLen int
 }
@@ -174,11 +182,15 @@ type FloorReport struct {
 	Terms int `json:"terms"`
 	// Focus are the query's focus words (focus.go), most specific first; Focused says whether
 	// some source holds one in a text that clears the per-hit bar.
-	Focus           []string `json:"focus,omitempty"`
-	Focused         bool     `json:"focused"`
-	DroppedFTS      int      `json:"dropped_fts"`
-	DroppedEntity   int      `json:"dropped_entity"`
-	DroppedSemantic int      `json:"dropped_semantic"`
+	Focus   []string `json:"focus,omitempty"`
+	Focused bool     `json:"focused"`
+	// SemanticAnswered says a leading semantic leg found a text above the query's chance
+	// level; SemanticRole is the role the leg played ("leading", "supporting", "" when off).
+	SemanticAnswered bool   `json:"semantic_answered,omitempty"`
+	SemanticRole     string `json:"semantic_role,omitempty"`
+	DroppedFTS       int    `json:"dropped_fts"`
+	DroppedEntity    int    `json:"dropped_entity"`
+	DroppedSemantic  int    `json:"dropped_semantic"`
 }
 
 // Result is a ranked answer, best first. Relaxed: the strict floors found nothing and the
@@ -291,6 +303,9 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 // semantic leg's own finds.
 func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, FloorReport) {
 	report := FloorReport{Floors: floors.Floors}
+	if q.Model.Leading {
+		report.SemanticRole = "leading"
+	}
 	// The semantic floor applied is the configured one raised to the noise of the model and
 	// of each source's space; the report carries the highest applied.
 	report.MinSemanticSimilarity = semanticFloor(floors.MinSemanticSimilarity, q.SemanticNoise)
@@ -326,6 +341,16 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		if whole || se.best > 0 && sig >= floors.MinEvidence && focused {
 			report.Answered = true
 		}
+		// A leading model's find above the query's chance level is an answer too.
+		if q.Model.Leading && floors.MinSemanticSimilarity > 0 {
+			floor, _ := leadingFloor(q.Model, src.N, src.SemanticStats)
+			for key, cos := range src.Semantic {
+				if c, ok := src.Candidates[key]; ok && q.Window.contains(c.CreatedAt) && cos > floor {
+					report.Answered, report.SemanticAnswered = true, true
+					break
+				}
+			}
+		}
 	}
 	if math.IsInf(report.Significance, -1) {
 		report.Significance = 0 // JSON has no infinity: no candidate at all
@@ -334,6 +359,15 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	for i, src := range sources {
 		se := weighed[i]
 		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
+		var leadSD float64
+		if q.Model.Leading && floors.MinSemanticSimilarity > 0 {
+			semFloor, leadSD = leadingFloor(q.Model, src.N, src.SemanticStats)
+			// Once the store holds an answer, the model's other near finds join it: a
+			// question that needs several texts finds them below the best one.
+			if report.Answered {
+				semFloor -= answeredSlack * leadSD
+			}
+		}
 		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
 		hitBar := floors.HitEvidence * se.chance
 		var lexical, entities, semantic []Score
@@ -368,19 +402,29 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			if !ok || !q.Window.contains(c.CreatedAt) {
 				continue
 			}
-			if cos < semFloor {
+			if cos < semFloor || q.Model.Leading && cos <= semFloor {
 				report.DroppedSemantic++
 				continue
 			}
+			if q.Model.Leading {
+				semantic = append(semantic, Score{Key: key, Raw: cos - semFloor})
+				continue
+			}
 			semantic = append(semantic, Score{Key: key, Raw: cos})
+		}
+		semanticLeg := fusedLeg{scores: semantic, weight: cfg.Weights.Semantic, absolute: true, supporting: true}
+		if q.Model.Leading {
+			// Relative: the margin over the chance level, divided by the best margin.
+			semanticLeg = fusedLeg{scores: semantic, weight: cfg.Weights.Semantic * q.Model.Strength}
 		}
 		legs := []fusedLeg{
 			{scores: lexical, weight: cfg.Weights.FTS},
 			// The entity leg's Jaccard is already an absolute similarity: dividing by its best
 			// would make a weak best match (0.25) count as much as the best lexical hit.
 			{scores: entities, weight: cfg.Weights.Entity, absolute: true},
-			// Cosine is absolute too, and the leg is a supporter (semantic.go).
-			{scores: semantic, weight: cfg.Weights.Semantic, absolute: true, supporting: true},
+			// Cosine is absolute too; the leg supports or leads as its model deserves
+			// (semantic.go).
+			semanticLeg,
 		}
 		for _, f := range fuse(legs) {
 			h := Hit{Key: f.key, Score: f.score, SemanticOnly: f.uncorroborated,
@@ -400,8 +444,18 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			}
 			if cos, ok := src.Semantic[f.key]; ok && cos >= semFloor {
 				h.Legs.Semantic = cos
+				if q.Model.Leading && leadSD > 0 {
+					h.SemanticLead = (cos - semFloor) / leadSD
+				}
 			}
 			all = append(all, h)
+		}
+	}
+	if !q.Model.Leading {
+		for _, src := range sources {
+			if src.Semantic != nil {
+				report.SemanticRole = "supporting"
+			}
 		}
 	}
 	order(all)

@@ -58,6 +58,10 @@ type Model struct {
 	Vocabulary []string
 	// Size is the byte count a pull reports (default 1 MiB).
 	Size int64
+	// Embed, when set, is the model: it returns each input's vector, of width Dims (a
+	// simulated model of known quality, see internal/simembed). It must be safe for
+	// concurrent use. Nil embeds as Embedding does.
+	Embed func(text string) []float32
 }
 
 type model struct {
@@ -148,7 +152,10 @@ type Server struct {
 }
 
 // NewServer starts a server on 127.0.0.1 holding the given models.
-func NewServer(models ...Model) (*Server, error) {
+func NewServer(models ...Model) (*Server, error) { return NewServerAt("127.0.0.1:0", models...) }
+
+// NewServerAt starts a server listening on addr ("127.0.0.1:0": any free port).
+func NewServerAt(addr string, models ...Model) (*Server, error) {
 	s := &Server{
 		installed: map[string]*model{},
 		registry:  map[string]Model{},
@@ -158,7 +165,7 @@ func NewServer(models ...Model) (*Server, error) {
 	for _, m := range models {
 		s.AddModel(m)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("ollamatest: listen: %w", err)
 	}
@@ -702,6 +709,10 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		tokens += n
 		if zero {
 			embeddings[i] = make([]float32, m.Dims)
+			continue
+		}
+		if m.Embed != nil {
+			embeddings[i] = m.Embed(in)
 			continue
 		}
 		embeddings[i] = embedWith(in, m.Dims, m.vocab)

@@ -65,6 +65,9 @@ type Retriever struct {
 	// Trace, when set, is given every recall's whole result with the benchmark document ids
 	// of its hits (docIDs[i] belongs to res.Hits[i]): what a failure analysis reads.
 	Trace func(q eval.Query, res engine.RecallResult, docIDs [][]string)
+	// MeaningOnly asks the semantic leg alone (engine.RecallRequest.MeaningOnly): the
+	// model's own answer, to hold the fused legs against.
+	MeaningOnly bool
 }
 
 // Load stores docs in e, which should be a fresh database, and returns a Retriever over them.
@@ -204,7 +207,7 @@ func (r *Retriever) Retrieve(ctx context.Context, q eval.Query, k int) ([]string
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, nil // the engine refuses an empty query; the benchmark just gets no answer
 	}
-	req := engine.RecallRequest{Query: q.Text, Space: SpaceName(r.scope.SpaceOf(q.ID)), K: k}
+	req := engine.RecallRequest{Query: q.Text, Space: SpaceName(r.scope.SpaceOf(q.ID)), K: k, MeaningOnly: r.MeaningOnly}
 	if r.as == AsKnowledge {
 		req.Source, req.K = engine.SourceKnowledge, k*knowledgeOverfetch
 	} else {

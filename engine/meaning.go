@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/memdesk/memdesk/engine/rank"
+)
+
+// recallByMeaning answers a MeaningOnly request: the model's nearest texts by cosine, no
+// floor, no other leg. It is how eval measures "the model alone" against the fused legs, and
+// how a person can see what the model thinks is close.
+func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds []string, space string, k int) (RecallResult, error) {
+	res := RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
+	plan := planQuery(req.Query, e.opts.Now())
+	q, fp, _, note := e.queryVector(ctx, plan.semanticText)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	if q == nil {
+		if note == "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("meaning-only search needs the semantic leg, which is %s", e.opts.SemanticState()))
+		}
+		return res, nil
+	}
+	var ranked []rank.Hit
+	for _, kind := range kinds {
+		idx, err := e.vectors.get(ctx, e.st, vectorIndexKey{kind: kind, space: space, fingerprint: fp})
+		if err != nil {
+			return RecallResult{}, err
+		}
+		for _, h := range idx.search(q, -1, k) {
+			ranked = append(ranked, rank.Hit{Key: rank.Key{Kind: kind, ID: h.id}, Score: h.cos,
+				Legs: rank.LegScores{Semantic: h.cos}})
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Score > ranked[j].Score })
+	if len(ranked) > k {
+		ranked = ranked[:k]
+	}
+	shown, err := e.hits(ctx, ranked)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	res.Hits = append(res.Hits, shown...)
+	return res, nil
+}
+

@@ -1,0 +1,125 @@
+package rank
+
+import (
+	"math"
+	"testing"
+)
+
+// A model that leads: unrelated texts at cosine 0.3 ± 0.04 (its probes), paraphrases told.
+var strongModel = Model{Leading: true, Strength: 1, ProbeMean: 0.3, ProbeSD: 0.04}
+
+func keysOf(hits []Hit) []int64 {
+	out := make([]int64, len(hits))
+	for i, h := range hits {
+		out[i] = h.Key.ID
+	}
+	return out
+}
+
+func TestLeadingSemanticLeg(t *testing.T) {
+	cfg := defaultConfig
+	cfg.Weights.Semantic = 1.5
+	texts := []string{"the shuttle bus leaves from gate 4", "Ada moved to Lisbon", "the car needs new tyres",
+		"coffee with Nate on Friday", "snow is forecast for the weekend"}
+	tests := []struct {
+		name     string
+		query    string
+		model    Model
+		words    map[int]float64
+		semantic map[int]float64
+		scope    int
+		stats    CosineStats
+		want     []int64
+		semOnly  bool // the first hit is marked semantic-only
+	}{
+		{name: "a paraphrase with no shared word is an answer", query: "how do I reach the terminal",
+			model: strongModel, semantic: map[int]float64{0: 0.85, 1: 0.33}, want: []int64{1}},
+		{name: "near chance level is no answer: an unrelated question stays empty", query: "how do I reach the terminal",
+			model: strongModel, semantic: map[int]float64{0: 0.38, 1: 0.36, 2: 0.31}, want: []int64{}},
+		{name: "a strong model's answer outranks a weaker lexical match", query: "when is the coffee break before the shuttle",
+			model: strongModel, words: map[int]float64{3: 4.0, 0: 1.0}, semantic: map[int]float64{0: 0.9}, want: []int64{1, 4}},
+		{name: "a supporting model appends after the lexical answers", query: "when is the coffee break before the shuttle",
+			model: Model{}, words: map[int]float64{3: 4.0}, semantic: map[int]float64{0: 0.9}, want: []int64{4, 1}},
+		// 10,000 texts whose cosines with the query sit at 0.5 ± 0.05: the chance level is
+		// near 0.75, however low the model's probes sit.
+		{name: "a crowded space raises the chance level", query: "how do I reach the terminal",
+			model: strongModel, semantic: map[int]float64{0: 0.8, 1: 0.62}, scope: 10000,
+			stats: CosineStats{N: 9990, Mean: 0.5, SD: 0.05}, want: []int64{1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fixture{texts: texts, words: tc.words, semantic: tc.semantic, scope: tc.scope}
+			src := f.source(tc.query)
+			src.SemanticStats = tc.stats
+			res := Rank(Query{Model: tc.model, Asked: len(src.LexicalTerms)}, []*Source{src}, cfg)
+			if got := keysOf(res.Hits); len(got) != len(tc.want) || len(got) > 0 && !equalIDs(got, tc.want) {
+				t.Fatalf("hits = %v, want %v (report %+v)", got, tc.want, res.Report)
+			}
+			if len(res.Hits) > 0 && tc.model.Leading {
+				h := res.Hits[0]
+				if h.SemanticOnly || h.SemanticLead <= 0 {
+					t.Errorf("first hit %+v: a leading leg's find is not semantic-only and says how far above chance it is", h)
+				}
+			}
+		})
+	}
+}
+
+func equalIDs(a, b []int64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+func TestLeadingFloor(t *testing.T) {
+	// Five texts: the best of five unrelated ones reaches about 1.8 sd above the mean; the
+	// margin adds 0.75.
+	floor, sd := leadingFloor(strongModel, 5, CosineStats{})
+	if want := 0.3 + (math.Sqrt(2*math.Log(5))+chanceMargin)*0.04; math.Abs(floor-want) > 1e-9 || sd != 0.04 {
+		t.Errorf("leadingFloor(5 texts) = %v, %v; want %v, 0.04", floor, sd, want)
+	}
+	// A space too small to describe itself is held to the probes, however it looks.
+	if f, _ := leadingFloor(strongModel, 50, CosineStats{N: 50, Mean: 0.9, SD: 0.01}); f > 0.5 {
+		t.Errorf("leadingFloor with 50 texts = %v: a small space's own statistics must not count", f)
+	}
+	// A space whose texts all sit lower than the probes keeps the probes' floor.
+	low, _ := leadingFloor(strongModel, 1000, CosineStats{N: 1000, Mean: 0.1, SD: 0.02})
+	probe, _ := leadingFloor(strongModel, 1000, CosineStats{})
+	if low != probe {
+		t.Errorf("leadingFloor with a low space = %v, want the probes' %v", low, probe)
+	}
+	if got := leadingScore(0.5, 0.5, 0.04); got != 0 {
+		t.Errorf("leadingScore at the floor = %v, want 0", got)
+	}
+	if got := leadingScore(0.9, 0.5, 0.04); got != 1 {
+		t.Errorf("leadingScore far above the floor = %v, want 1", got)
+	}
+}
+
+// TestAnsweredQueryKeepsTheModelsNearFinds: once the best find clears the chance level, the
+// model's other finds a little below it join (a question that needs several texts); without
+// an answer, the same cosines are nothing.
+func TestAnsweredQueryKeepsTheModelsNearFinds(t *testing.T) {
+	cfg := defaultConfig
+	texts := []string{"a", "b", "c", "d", "e"}
+	floor, sd := leadingFloor(strongModel, len(texts), CosineStats{})
+	near := floor - sd // below the chance level, within the slack
+	for _, tc := range []struct {
+		name     string
+		semantic map[int]float64
+		want     int
+	}{
+		{"answered: the near find joins", map[int]float64{0: 0.9, 1: near}, 2},
+		{"unanswered: the near find alone is nothing", map[int]float64{1: near}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fixture{texts: texts, semantic: tc.semantic}.source("zzz")
+			if got := Rank(Query{Model: strongModel}, []*Source{src}, cfg).Hits; len(got) != tc.want {
+				t.Errorf("hits = %v, want %d", keysOf(got), tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package simembed
+
+import (
+	"math"
+	"testing"
+)
+
+func cos(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func TestSimulatedModelHasTheQualityItIsGiven(t *testing.T) {
+	const baseline, quality = 0.3, 0.8
+	m := New(Config{Dims: 512, Quality: quality, Baseline: baseline})
+	docA := "The orchard behind the farmhouse has forty apple trees and six pear trees, planted by my grandfather in 1962."
+	docB := "Quarterly revenue grew by twelve percent, mostly from the new subscription plans sold in Europe."
+	m.AddDocument("a", docA)
+	m.AddDocument("b", docB)
+	m.AddQuery("Who planted the fruit trees?", map[string]float64{"a": 1})
+	a, b := m.Embed(docA), m.Embed(docB)
+	q := m.Embed("Who planted the fruit trees?")
+	// Two unrelated texts: the baseline, up to the random part's spread (1/sqrt(512) ~ 0.044).
+	if got := cos(a, b); math.Abs(got-baseline) > 0.15 {
+		t.Errorf("cos(docA, docB) = %.3f, want near the baseline %.2f", got, baseline)
+	}
+	want := baseline + (1-baseline)*quality
+	if got := cos(q, a); math.Abs(got-want) > 0.1 {
+		t.Errorf("cos(query, relevant) = %.3f, want near %.3f", got, want)
+	}
+	if rel, unrel := cos(q, a), cos(q, b); rel <= unrel+0.3 {
+		t.Errorf("cos(query, relevant) %.3f does not stand out from cos(query, unrelated) %.3f", rel, unrel)
+	}
+	// A chunk cut from a document, with its whitespace and case changed, is the document.
+	chunk := "FORTY apple trees   and six pear trees, planted by my grandfather"
+	if got := cos(m.Embed(chunk), a); got < 0.999 {
+		t.Errorf("cos(chunk of docA, docA) = %.4f, want 1", got)
+	}
+	// A query the engine cut (time words left out) is still the query.
+	if got := cos(m.Embed("Who planted the fruit"), q); got < 0.999 {
+		t.Errorf("cos(cut query, query) = %.4f, want 1", got)
+	}
+	// Deterministic, and of unit length.
+	if got := cos(m.Embed(docA), a); math.Abs(got-1) > 1e-5 {
+		t.Errorf("the same text embeds differently: cos %.6f", got)
+	}
+}
+
+func TestNoiseModelKnowsNothing(t *testing.T) {
+	m := New(Config{Dims: 512, Quality: 0, Baseline: 0.3})
+	m.AddDocument("a", "The orchard behind the farmhouse has forty apple trees.")
+	m.AddQuery("Who planted the fruit trees?", map[string]float64{"a": 1})
+	got := cos(m.Embed("Who planted the fruit trees?"), m.Embed("The orchard behind the farmhouse has forty apple trees."))
+	if math.Abs(got-0.3) > 0.15 {
+		t.Errorf("noise model: cos(query, relevant) = %.3f, want the baseline 0.3", got)
+	}
+}
