@@ -414,8 +414,12 @@ func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float3
 	}
 	noise = max(noise, idx.noise)
 	out := map[rank.Key]float64{}
-	for _, s := range idx.search(q, rank.LoosestSemanticFloor(*e.opts.Floors, noise), candidateLimit) {
-		out[rank.Key{Kind: kind, ID: s.id}] = s.cos
+	hits, _ := idx.search(q, candidateLimit)
+	floor := rank.LoosestSemanticFloor(*e.opts.Floors, noise)
+	for _, s := range hits {
+		if s.cos >= floor && s.cos > 0 {
+			out[rank.Key{Kind: kind, ID: s.id}] = s.cos
+		}
 	}
 	return out, noise, nil
 }
