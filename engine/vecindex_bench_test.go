@@ -18,8 +18,12 @@ import (
 
 // catchUpSize is the space BenchmarkRecallDuringCatchUp builds in a real store. Building
 // 100k x 1024 takes a few minutes, so the default is small enough for CI's -benchtime=1x:
-// go test -run XXX -bench RecallDuringCatchUp -catchup-size 100000 ./engine/
-var catchUpSize = flag.Int("catchup-size", 5000, "vectors in BenchmarkRecallDuringCatchUp's space")
+//
+//	go test -run XXX -bench RecallDuringCatchUp ./engine/ -args -catchup-size 100000
+var (
+	catchUpSize  = flag.Int("catchup-size", 5000, "vectors in BenchmarkRecallDuringCatchUp's space")
+	catchUpPause = flag.Duration("catchup-pause", 20*time.Millisecond, "pause between BenchmarkRecallDuringCatchUp's batches")
+)
 
 // exactSearch is the flat float32 scan the int8 index replaced, kept to measure against.
 // It selects the top limit with the index's heap, so the two differ only in the scan.
@@ -180,13 +184,15 @@ func BenchmarkRecallDuringCatchUp(b *testing.B) {
 	}
 	for b.Loop() {
 		quiet := measure(300)
-		// The catch-up writes as EmbedPending does, a batch at a time, as fast as the store
-		// takes them (a real model takes longer per batch): recalls meet a delta often.
+		// The catch-up writes as EmbedPending does, a batch at a time, catchUpPause apart:
+		// faster than any model embeds 32 texts, so recalls meet a delta often. Without the
+		// pause the writer's SQLite work takes a core of two, and the figures measure that.
 		var wg sync.WaitGroup
 		done := make(chan struct{})
 		wg.Go(func() {
 			for start := n; start < n+extra; start += batch {
 				put(start, min(start+batch, n+extra))
+				time.Sleep(*catchUpPause)
 			}
 			close(done)
 		})
