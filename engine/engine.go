@@ -158,6 +158,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
 		parser: ingest.NewParser(opts.PDFCacheDir)}
+	e.vectors.log = e.log
 	if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)
 	}
@@ -176,6 +177,8 @@ func indexWords(text string) string {
 
 // Close releases the database.
 func (e *Engine) Close() error {
+	// The semantic index may be catching up in the background: it reads the store.
+	e.vectors.close()
 	// PDFium holds no data of the user's, so failing to close it is only logged: the
 	// database's error is the one that matters.
 	if err := e.parser.Close(); err != nil {

@@ -30,7 +30,8 @@ func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds [
 		if err != nil {
 			return RecallResult{}, err
 		}
-		for _, h := range idx.search(q, -1, k) {
+		hits, _ := idx.search(q, k)
+		for _, h := range hits {
 			ranked = append(ranked, rank.Hit{Key: rank.Key{Kind: kind, ID: h.id}, Score: h.cos,
 				Legs: rank.LegScores{Semantic: h.cos}})
 		}
@@ -46,4 +47,3 @@ func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds [
 	res.Hits = append(res.Hits, shown...)
 	return res, nil
 }
-

@@ -229,29 +229,38 @@ func (s *Store) LastChange(ctx context.Context) (int64, error) {
 // changes one by one.
 const changesKept = 20000
 
-// PruneChanges removes all but the newest changesKept rows of the change log, and records
-// how far it pruned: a reader that had seen less than that must reload whole.
+// PruneChanges removes all but the newest changesKept rows of the change log and of the
+// vector change log, and records how far it pruned each: a reader that had seen less than
+// that must reload whole.
 func (s *Store) PruneChanges(ctx context.Context) error {
-	var oldest, last int64
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM changes`).Scan(&oldest, &last); err != nil {
+	if err := s.pruneLog(ctx, "changes", "changes_pruned"); err != nil {
 		return fmt.Errorf("prune the change log: %w", err)
+	}
+	if err := s.pruneLog(ctx, "vector_changes", "vector_changes_pruned"); err != nil {
+		return fmt.Errorf("prune the vector change log: %w", err)
+	}
+	return nil
+}
+
+// pruneLog prunes one change log (a table with a seq column) and records the cut in meta
+// under prunedKey. Both names are constants of this package, never input.
+func (s *Store) pruneLog(ctx context.Context, table, prunedKey string) error {
+	var oldest, last int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM `+table).Scan(&oldest, &last); err != nil {
+		return err
 	}
 	cut := last - changesKept
 	if cut <= 0 || oldest > cut {
-		return nil
+		return nil // no write lock taken when there is nothing to prune
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE seq <= ?`, cut); err != nil {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE seq <= ?`, cut); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('changes_pruned', ?)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, cut)
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, prunedKey, cut)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("prune the change log: %w", err)
-	}
-	return nil
 }
 
 // readTx runs fn in one read transaction: every statement sees the same snapshot.

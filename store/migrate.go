@@ -29,6 +29,7 @@ var migrations = []migration{
 	{name: "integer dedupe keys, full-text indexes without positions or row sizes, statements in the fact row", sql: schemaV9, then: packStatements},
 	{name: "document copies, watched folders and their file stamps", sql: schemaDocumentCopies},
 	{name: "page of each PDF chunk", sql: schemaPages},
+	{name: "vector change log", sql: schemaVectorChanges},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -696,4 +697,25 @@ CREATE TABLE file_stamps (
 const schemaPages = `
 ALTER TABLE chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;
 UPDATE documents SET hash = '' WHERE format = 'pdf';
+`
+
+// schemaVectorChanges (version 12) logs every vector written or removed, so an in-memory
+// vector index reads only what changed since it last looked (VectorChangesSince) instead of
+// its whole space again: at 100k vectors of 1024 dimensions a whole reload costs seconds.
+// The generation counters stay: one meta row tells cheaply whether anything changed. Like
+// the change log it is pruned from the oldest end (PruneChanges); an index that finds its
+// last seq pruned reloads whole. Vectors already stored need no row: an index loads them
+// whole the first time.
+const schemaVectorChanges = `
+CREATE TABLE vector_changes (
+	seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+	owner_kind TEXT    NOT NULL,
+	owner_id   INTEGER NOT NULL
+);
+CREATE TRIGGER vector_changes_insert AFTER INSERT ON vectors BEGIN
+	INSERT INTO vector_changes(owner_kind, owner_id) VALUES (new.owner_kind, new.owner_id);
+END;
+CREATE TRIGGER vector_changes_delete AFTER DELETE ON vectors BEGIN
+	INSERT INTO vector_changes(owner_kind, owner_id) VALUES (old.owner_kind, old.owner_id);
+END;
 `

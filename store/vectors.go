@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Vectors: one row per fact or chunk, in the vector space (fingerprint) it was made in. The
@@ -121,28 +122,146 @@ type SpaceVectors struct {
 
 // VectorsForSpace reads the vectors of active owners of kind in space made in fingerprint.
 func (s *Store) VectorsForSpace(ctx context.Context, kind, space, fingerprint string) (SpaceVectors, error) {
-	q := `SELECT v.owner_id, v.vec FROM vectors v JOIN facts o ON o.id = v.owner_id
-		WHERE v.owner_kind = 'fact' AND o.status = 'active' AND o.space = ? AND ` + validVector + ` AND v.dims > 0 ORDER BY v.owner_id`
-	if kind == KindChunk {
-		q = `SELECT v.owner_id, v.vec FROM vectors v JOIN chunks o ON o.id = v.owner_id JOIN documents d ON d.id = o.doc_id
-			WHERE v.owner_kind = 'chunk' AND d.space = ? AND ` + validVector + ` AND v.dims > 0 ORDER BY v.owner_id`
-	}
-	rows, err := s.db.QueryContext(ctx, q, space, fingerprint)
-	if err != nil {
-		return SpaceVectors{}, fmt.Errorf("read vectors: %w", err)
-	}
-	defer rows.Close()
 	var out SpaceVectors
-	for rows.Next() {
-		var id int64
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return SpaceVectors{}, fmt.Errorf("read vectors: %w", err)
-		}
+	_, err := s.ScanVectorsForSpace(ctx, kind, space, fingerprint, func(id int64, vec []float32) {
 		out.IDs = append(out.IDs, id)
-		out.Vecs = append(out.Vecs, DecodeVector(make([]float32, 0, len(blob)/4), blob))
+		out.Vecs = append(out.Vecs, append([]float32(nil), vec...))
+	})
+	return out, err
+}
+
+// VectorMark is how far a read of the vectors reaches: the kind's generation
+// (VectorGeneration) and the last vector change it includes, from which VectorChangesSince
+// reads on.
+type VectorMark struct {
+	Generation int64
+	Seq        int64
+}
+
+// spaceVectors is SQL for the searchable vectors of kind (columns owner_id, vec) in space ?
+// made in fingerprint ? (in that order), narrowed by and (" AND ..." or "").
+func spaceVectors(kind, and string) string {
+	if kind == KindChunk {
+		return `SELECT v.owner_id, v.vec FROM vectors v JOIN chunks o ON o.id = v.owner_id JOIN documents d ON d.id = o.doc_id
+			WHERE v.owner_kind = 'chunk' AND d.space = ? AND ` + validVector + ` AND v.dims > 0` + and
 	}
-	return out, rows.Err()
+	return `SELECT v.owner_id, v.vec FROM vectors v JOIN facts o ON o.id = v.owner_id
+		WHERE v.owner_kind = 'fact' AND o.status = 'active' AND o.space = ? AND ` + validVector + ` AND v.dims > 0` + and
+}
+
+// ScanVectorsForSpace calls fn, in owner id order, with each vector of an active owner of
+// kind in space made in fingerprint, and returns the mark the read is consistent with. vec
+// is only valid during the call (it is reused): a caller that keeps it copies it. Reading
+// row by row, a space of 100k vectors never exists twice in memory.
+func (s *Store) ScanVectorsForSpace(ctx context.Context, kind, space, fingerprint string, fn func(id int64, vec []float32)) (VectorMark, error) {
+	var mark VectorMark
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if mark, err = vectorMark(ctx, tx, kind); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, wholeScan+spaceVectors(kind, ` ORDER BY v.owner_id`), space, fingerprint)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var vec []float32
+		for rows.Next() {
+			var id int64
+			var blob sql.RawBytes
+			if err := rows.Scan(&id, &blob); err != nil {
+				return err
+			}
+			vec = DecodeVector(vec, blob)
+			fn(id, vec)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return VectorMark{}, fmt.Errorf("read vectors: %w", err)
+	}
+	return mark, nil
+}
+
+// vectorMark reads the generation of kind and the last vector change.
+func vectorMark(ctx context.Context, tx *sql.Tx, kind string) (VectorMark, error) {
+	var m VectorMark
+	err := tx.QueryRowContext(ctx, `SELECT
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0),
+		coalesce((SELECT max(seq) FROM vector_changes), 0)`, "vectors_generation_"+kind).Scan(&m.Generation, &m.Seq)
+	return m, err
+}
+
+// VectorDelta is what changed in one space after a mark: every owner of the kind whose
+// vector was written or removed, in id order, with its searchable vector in the space now,
+// or nil when it has none there (removed, a zero marker, made in another fingerprint, an
+// owner of another space or no longer active).
+type VectorDelta struct {
+	// Mark is how far the delta reaches: applied to an index at the asked seq, the index is
+	// at Mark. With More, Mark.Seq is the last change read and Mark.Generation is 0: the
+	// index is not current until it has read on from Mark.Seq.
+	Mark VectorMark
+	More bool
+	IDs  []int64
+	Vecs [][]float32
+}
+
+// VectorChangesSince returns what changed in kind's vectors of space in fingerprint after
+// change seq, reading at most limit changes (of any kind or space). It returns
+// ErrChangesPruned when changes after seq were pruned away: the caller reloads whole.
+func (s *Store) VectorChangesSince(ctx context.Context, kind, space, fingerprint string, seq int64, limit int) (VectorDelta, error) {
+	var d VectorDelta
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var pruned int64
+		err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vector_changes_pruned'`).Scan(&pruned)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if pruned > seq {
+			return ErrChangesPruned
+		}
+		if d.Mark, err = vectorMark(ctx, tx, kind); err != nil {
+			return err
+		}
+		upTo := d.Mark.Seq
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), ?1) FROM
+			(SELECT seq FROM vector_changes WHERE seq > ?1 ORDER BY seq LIMIT ?2)`, seq, limit).Scan(&upTo); err != nil {
+			return err
+		}
+		if upTo < d.Mark.Seq {
+			d.More, d.Mark = true, VectorMark{Seq: upTo}
+		}
+		// The vector each changed owner has now, looked up by its key: one probe per owner.
+		vec := strings.Replace(spaceVectors(kind, ` AND v.owner_id = c.id`), "v.owner_id, v.vec", "v.vec", 1)
+		rows, err := tx.QueryContext(ctx, `WITH c(id) AS (SELECT DISTINCT owner_id FROM vector_changes
+			WHERE seq > ? AND seq <= ? AND owner_kind = ?)
+			SELECT c.id, (`+vec+`) FROM c ORDER BY c.id`, seq, upTo, kind, space, fingerprint)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var blob []byte
+			if err := rows.Scan(&id, &blob); err != nil {
+				return err
+			}
+			var v []float32
+			if len(blob) > 0 {
+				v = DecodeVector(make([]float32, 0, len(blob)/4), blob)
+			}
+			d.IDs = append(d.IDs, id)
+			d.Vecs = append(d.Vecs, v)
+		}
+		return rows.Err()
+	})
+	if errors.Is(err, ErrChangesPruned) {
+		return VectorDelta{}, err
+	}
+	if err != nil {
+		return VectorDelta{}, fmt.Errorf("read vector changes: %w", err)
+	}
+	return d, nil
 }
 
 // VectorGeneration changes whenever a vector of kind is written or removed (a counter kept by

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -149,5 +150,109 @@ func TestEncodeVectorRoundTrip(t *testing.T) {
 	v := []float32{0, -1.5, 3.25e-7, 1}
 	if diff := cmp.Diff(v, DecodeVector(nil, EncodeVector(v))); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestVectorChangesSince: an index at a mark reads only what changed after it, in pages,
+// with each owner's vector as it is now in the asked space (nil when it has none there), and
+// is told to reload whole once the log no longer reaches back to it.
+func TestVectorChangesSince(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	f1, _, _ := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "h1"})
+	f2, _, _ := s.AddFact(ctx, "default", NewFact{Content: "beta", Hash: "h2"})
+	f3, _, _ := s.AddFact(ctx, "work", NewFact{Content: "gamma", Hash: "h3"})
+	m0, err := s.ScanVectorsForSpace(ctx, KindFact, "default", fpA, func(int64, []float32) { t.Error("a vector before any was written") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutVectors(ctx, fpA, []Vector{
+		{Kind: KindFact, ID: f1, Text: "alpha", Vec: []float32{1, 0, 0}},
+		{Kind: KindFact, ID: f2, Text: "beta", Vec: nil}, // zero marker: not searchable
+		{Kind: KindFact, ID: f3, Text: "gamma", Vec: []float32{0, 1, 0}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	gen, err := s.VectorGeneration(ctx, KindFact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.VectorChangesSince(ctx, KindFact, "default", fpA, m0.Seq, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := VectorDelta{Mark: VectorMark{Generation: gen, Seq: m0.Seq + 3}, IDs: []int64{f1, f2, f3}, Vecs: [][]float32{{1, 0, 0}, nil, nil}}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("VectorChangesSince (-want +got):\n%s", diff)
+	}
+	if d, _ := s.VectorChangesSince(ctx, KindFact, "work", fpA, m0.Seq, 100); !cmp.Equal(d.Vecs, [][]float32{nil, nil, {0, 1, 0}}) {
+		t.Errorf("VectorChangesSince(work) vectors = %v, want only gamma's", d.Vecs)
+	}
+	if d, _ := s.VectorChangesSince(ctx, KindFact, "default", fpB, m0.Seq, 100); !cmp.Equal(d.Vecs, [][]float32{nil, nil, nil}) {
+		t.Errorf("VectorChangesSince in another fingerprint = %v, want no vectors", d.Vecs)
+	}
+	page, err := s.VectorChangesSince(ctx, KindFact, "default", fpA, m0.Seq, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(VectorDelta{Mark: VectorMark{Seq: m0.Seq + 2}, More: true, IDs: []int64{f1, f2}, Vecs: [][]float32{{1, 0, 0}, nil}}, page); diff != "" {
+		t.Errorf("VectorChangesSince, a page of 2 (-want +got):\n%s", diff)
+	}
+	if d, _ := s.VectorChangesSince(ctx, KindChunk, "default", fpA, m0.Seq, 100); len(d.IDs) != 0 || d.More {
+		t.Errorf("VectorChangesSince(chunks) = %+v, want no change", d)
+	}
+
+	// Editing the fact drops its vector: the delta says it is gone.
+	if _, err := s.EditFact(ctx, f1, NewFact{Content: "alpha two", Hash: "h1b"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err = s.VectorChangesSince(ctx, KindFact, "default", fpA, d.Mark.Seq, 100)
+	if err != nil || !cmp.Equal(d.IDs, []int64{f1}) || d.Vecs[0] != nil {
+		t.Errorf("VectorChangesSince after an edit = %+v, %v; want fact %d with no vector", d, err, f1)
+	}
+
+	// Past changesKept newer changes, the log no longer reaches back to d.Mark.
+	if _, err := s.db.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO vector_changes(owner_kind, owner_id) SELECT 'fact', i FROM n`, changesKept+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PruneChanges(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.VectorChangesSince(ctx, KindFact, "default", fpA, d.Mark.Seq, 100); !errors.Is(err, ErrChangesPruned) {
+		t.Errorf("VectorChangesSince from a pruned seq: err = %v, want ErrChangesPruned", err)
+	}
+}
+
+// TestMigrateLogsVectorChanges: vectors stored before the vector change log are loaded whole
+// (the log has nothing about them), and every write after the migration is logged.
+func TestMigrateLogsVectorChanges(t *testing.T) {
+	ctx := context.Background()
+	path, db := storeAt(t, versionBefore(schemaVectorChanges), wordsForTest)
+	for _, q := range []string{
+		`INSERT INTO facts(id, space, content, dedupe, created_at, updated_at) VALUES (1, 'default', 'alpha', 1, 1, 1), (2, 'default', 'beta', 2, 1, 1)`,
+		`INSERT INTO vectors(owner_kind, owner_id, fingerprint, dims, vec, created_at) VALUES ('fact', 1, '` + fpA + `', 1, x'0000803f', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path, Options{Words: wordsForTest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []int64
+	mark, err := s.ScanVectorsForSpace(ctx, KindFact, "default", fpA, func(id int64, _ []float32) { ids = append(ids, id) })
+	if err != nil || !cmp.Equal(ids, []int64{1}) {
+		t.Fatalf("ScanVectorsForSpace after migrating = %v, %v; want fact 1", ids, err)
+	}
+	if _, err := s.PutVectors(ctx, fpA, []Vector{{Kind: KindFact, ID: 2, Text: "beta", Vec: []float32{1}}}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.VectorChangesSince(ctx, KindFact, "default", fpA, mark.Seq, 100)
+	if err != nil || !cmp.Equal(d.IDs, []int64{2}) || !cmp.Equal(d.Vecs, [][]float32{{1}}) {
+		t.Errorf("VectorChangesSince after migrating = %+v, %v; want fact 2's new vector", d, err)
 	}
 }
