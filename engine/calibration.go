@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"sync"
@@ -284,4 +285,39 @@ func unitCopy(v []float32) ([]float32, bool) {
 	}
 	u := append([]float32(nil), v...)
 	return u, normalizeVector(u)
+}
+
+// SemanticRole is the role the semantic leg plays with the current model and why, in plain
+// words, from its stored measurement; "", "" while the model is off, not ready or not
+// measured yet. It never measures.
+func (e *Engine) SemanticRole(ctx context.Context) (role, why string) {
+	fp, ok := e.semanticReady()
+	if !ok {
+		return "", ""
+	}
+	e.calib.mu.Lock()
+	c, ok := e.calib.known[fp]
+	e.calib.mu.Unlock()
+	if !ok {
+		if c, ok = e.storedCalibration(ctx, fp); !ok {
+			return "", ""
+		}
+	}
+	return c.Role(), c.explain()
+}
+
+// explain says what the measurement found and what it means for recall.
+func (c calibration) explain() string {
+	pairs := len(probes.Paraphrases())
+	told := int(math.Round(c.Strength * float64(pairs)))
+	switch c.Role() {
+	case "no say":
+		return fmt.Sprintf("the model puts paraphrases (median cosine %.2f) no closer than unrelated sentences (up to %.2f): it cannot tell meaning, so recall ignores it", c.Paraphrase, c.Noise)
+	case "leading":
+		return fmt.Sprintf("the model told %d of %d paraphrases from unrelated sentences: its finds rank with the word and name matches, weighted by that", told, pairs)
+	}
+	if c.Coverage < leadCoverage {
+		return fmt.Sprintf("the model embeds only %.0f%% of the test sentences (one of the two languages comes out empty): it can add answers after the word and name matches, never reorder them", 100*c.Coverage)
+	}
+	return fmt.Sprintf("the model told %d of %d paraphrases from unrelated sentences, short of %d: it can add answers after the word and name matches, never reorder them", told, pairs, int(math.Ceil(leadStrength*float64(pairs))))
 }

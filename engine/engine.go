@@ -210,6 +210,11 @@ type Stats struct {
 	FileBytes       int64  `json:"file_bytes"`
 	SchemaVersion   int    `json:"schema_version"`
 	Semantic        string `json:"semantic"`
+	// SemanticRole is the role the current model earned when it was measured ("leading",
+	// "supporting", "no say"; "" when it is off or not measured yet), and RoleWhy says why
+	// in plain words (calibration.go).
+	SemanticRole string `json:"semantic_role,omitempty"`
+	RoleWhy      string `json:"semantic_role_why,omitempty"`
 }
 
 // Stats counts facts, documents and index rows.
@@ -218,6 +223,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	role, why := e.SemanticRole(ctx)
 	return Stats{
 		Path:            e.st.Path(),
 		FactsActive:     s.FactsActive,
@@ -231,6 +237,8 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		FileBytes:       s.FileBytes,
 		SchemaVersion:   s.SchemaVersion,
 		Semantic:        e.opts.SemanticState(),
+		SemanticRole:    role,
+		RoleWhy:         why,
 	}, nil
 }
 

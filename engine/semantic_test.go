@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -638,5 +639,116 @@ func TestSemanticFloorIsCalibratedPerModel(t *testing.T) {
 		if n := emb.calls[p]; n != 1 {
 			t.Errorf("probe %q embedded %d times, want once per vector space", p, n)
 		}
+	}
+}
+
+// TestCalibrationIsStoredPerSpace: a space's model is measured once and the measurement
+// lives in the database: another process (a new engine on the same file) uses it without
+// embedding a probe, and reports the role it earned.
+func TestCalibrationIsStoredPerSpace(t *testing.T) {
+	const dims = 128
+	vecs := map[string][]float32{}
+	for i, p := range probes.Noise() {
+		vecs[p] = make([]float32, dims)
+		vecs[p][i] = 1
+	}
+	for i, p := range probes.Paraphrases() {
+		v := make([]float32, dims)
+		v[64+i] = 1
+		vecs[p[0]], vecs[p[1]] = v, v
+	}
+	vecs[manager] = make([]float32, dims)
+	vecs[manager][120] = 1
+	vecs[question] = make([]float32, dims)
+	vecs[question][120], vecs[question][121] = 0.9, 0.436
+	path := filepath.Join(t.TempDir(), "memdesk.db")
+	open := func(emb *fakeEmbedder) *Engine {
+		t.Helper()
+		e, err := Open(context.Background(), path, Options{Embedder: emb, SemanticState: emb.state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	first := newFakeEmbedder("fake/stored@1/128", vecs)
+	e := open(first)
+	id := remember(t, e, "", manager)
+	mustEmbedPending(t, e)
+	res, err := e.Recall(context.Background(), RecallRequest{Query: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].ID != id || res.Floors.SemanticRole != "leading" {
+		t.Fatalf("recall = %+v, floors %+v; want fact %d found by a leading semantic leg", res.Hits, res.Floors, id)
+	}
+	if st, err := e.Stats(context.Background()); err != nil || st.SemanticRole != "leading" || !strings.Contains(st.RoleWhy, "told 24 of 24") {
+		t.Errorf("Stats = %+v, %v; want role leading and why it leads", st, err)
+	}
+	e.Close()
+
+	second := newFakeEmbedder("fake/stored@1/128", vecs)
+	e = open(second)
+	defer e.Close()
+	if _, err := e.Recall(context.Background(), RecallRequest{Query: question}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range probes.Noise() {
+		if n := second.calls[p]; n != 0 {
+			t.Fatalf("probe %q embedded %d times by the second engine, want 0: the measurement is stored", p, n)
+		}
+	}
+	if role, _ := e.SemanticRole(context.Background()); role != "leading" {
+		t.Errorf("SemanticRole after reopening = %q, want leading", role)
+	}
+}
+
+// gatedEmbedder holds back the calibration probes until open is closed.
+type gatedEmbedder struct {
+	*fakeEmbedder
+	open chan struct{}
+}
+
+func (g *gatedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) > 0 && texts[0] == probes.Noise()[0] {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.fakeEmbedder.Embed(ctx, texts)
+}
+
+// TestRecallNeverWaitsForTheMeasurement: where Run keeps the semantic leg going, a recall
+// asked while the model is still being measured answers at once on the other legs and
+// says so; once the measurement is done, the leg joins.
+func TestRecallNeverWaitsForTheMeasurement(t *testing.T) {
+	vecs := semanticVectors()
+	gated := &gatedEmbedder{fakeEmbedder: newFakeEmbedder("fake/gated@1/4", vecs), open: make(chan struct{})}
+	e := openSemanticEngine(t, gated, gated.state)
+	id := remember(t, e, "", manager)
+	mustEmbedPending(t, e)
+	e.semanticRunning.Store(true) // as Run does
+	res, err := e.Recall(context.Background(), RecallRequest{Query: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 || !strings.Contains(strings.Join(res.Notes, " "), "still being measured") {
+		t.Fatalf("recall during the measurement = %+v, notes %q; want no semantic hit and a note", res.Hits, res.Notes)
+	}
+	close(gated.open)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err = e.Recall(context.Background(), RecallRequest{Query: question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 1 && res.Hits[0].ID == id {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a minute after the probes embedded, recall = %+v, notes %q; want fact %d", res.Hits, res.Notes, id)
+		}
+		runtime.Gosched()
 	}
 }

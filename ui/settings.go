@@ -47,6 +47,7 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, ollama *ollamaPanel
 	s.dbPath.Selectable = true
 	s.dbPath.Wrapping = fyne.TextWrapBreak
 	s.stats = widget.NewLabel("")
+	s.stats.Wrapping = fyne.TextWrapWord
 	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), func() {
 		if s.onRepaired != nil {
 			s.onRepaired()
@@ -85,10 +86,14 @@ func (s *settingsScreen) showStats(st engine.Stats, err error) {
 		return
 	}
 	s.dbPath.SetText(st.Path)
-	s.stats.SetText(fmt.Sprintf(
+	text := fmt.Sprintf(
 		"%d active memories, %d superseded, %d forgotten\n%d documents in %d chunks\n%d entity rows, %d vectors, %d spaces\n%s on disk · schema version %d",
 		st.FactsActive, st.FactsSuperseded, st.FactsDeleted, st.Documents, st.Chunks,
-		st.EntityRows, st.Vectors, st.Spaces, byteSize(st.FileBytes), st.SchemaVersion))
+		st.EntityRows, st.Vectors, st.Spaces, byteSize(st.FileBytes), st.SchemaVersion)
+	if st.SemanticRole != "" {
+		text += fmt.Sprintf("\nSemantic leg: %s, because %s.", st.SemanticRole, st.RoleWhy)
+	}
+	s.stats.SetText(text)
 }
 
 func byteSize(n int64) string {
