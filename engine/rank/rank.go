@@ -359,9 +359,10 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	for i, src := range sources {
 		se := weighed[i]
 		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
-		var leadSD float64
+		var leadSD, leadMean float64
 		if q.Model.Leading && floors.MinSemanticSimilarity > 0 {
 			semFloor, leadSD = leadingFloor(q.Model, src.N, src.SemanticStats)
+			leadMean = chanceMean(semFloor, leadSD, src.N)
 			// Once the store holds an answer, the model's other near finds join it: a
 			// question that needs several texts finds them below the best one.
 			if report.Answered {
@@ -407,14 +408,14 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				continue
 			}
 			if q.Model.Leading {
-				semantic = append(semantic, Score{Key: key, Raw: cos - semFloor})
+				semantic = append(semantic, Score{Key: key, Raw: cos - leadMean})
 				continue
 			}
 			semantic = append(semantic, Score{Key: key, Raw: cos})
 		}
 		semanticLeg := fusedLeg{scores: semantic, weight: cfg.Weights.Semantic, absolute: true, supporting: true}
 		if q.Model.Leading {
-			// Relative: the margin over the chance level, divided by the best margin.
+			// Relative: the margin over the mean of unrelated texts, divided by the best.
 			semanticLeg = fusedLeg{scores: semantic, weight: cfg.Weights.Semantic * q.Model.Strength}
 		}
 		legs := []fusedLeg{
