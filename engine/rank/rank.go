@@ -310,6 +310,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	// of each source's space; the report carries the highest applied.
 	report.MinSemanticSimilarity = semanticFloor(floors.MinSemanticSimilarity, q.SemanticNoise)
 	weighed := make([]*sourceEvidence, len(sources))
+	semanticAnswered := make([]bool, len(sources))
 	report.Significance = math.Inf(-1)
 	foc := newFocus(q.Focus, floors.FocusTerms, floors.FocusShare)
 	report.Focus = foc.surface
@@ -347,6 +348,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			for key, cos := range src.Semantic {
 				if c, ok := src.Candidates[key]; ok && q.Window.contains(c.CreatedAt) && cos > floor {
 					report.Answered, report.SemanticAnswered = true, true
+					semanticAnswered[i] = true
 					break
 				}
 			}
@@ -359,12 +361,20 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	for i, src := range sources {
 		se := weighed[i]
 		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
-		var leadSD, leadMean float64
+		var leadSD, leadMean, leadRef float64
 		if q.Model.Leading && floors.MinSemanticSimilarity > 0 {
 			semFloor, leadSD = leadingFloor(q.Model, src.N, src.SemanticStats)
 			leadMean = chanceMean(semFloor, leadSD, src.N)
-			// Once the store holds an answer, the model's other near finds join it: a
-			// question that needs several texts finds them below the best one.
+			// A find's score is its margin over the unrelated texts' mean, divided by the
+			// best find's when the model itself answered here, or else by the margin of a
+			// find leadSpan sd above the chance level: then its near-chance finds keep a
+			// fraction of the weight and cannot lead.
+			leadRef = semFloor + leadSpan*leadSD - leadMean
+			if semanticAnswered[i] {
+				leadRef = 0
+			}
+			// Once the store holds an answer, the model's near finds join it: a question
+			// that needs several texts finds them below the best one.
 			if report.Answered {
 				semFloor -= answeredSlack * leadSD
 			}
@@ -409,14 +419,17 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			}
 			if q.Model.Leading {
 				semantic = append(semantic, Score{Key: key, Raw: cos - leadMean})
+				leadRef = max(leadRef, cos-leadMean)
 				continue
 			}
 			semantic = append(semantic, Score{Key: key, Raw: cos})
 		}
 		semanticLeg := fusedLeg{scores: semantic, weight: cfg.Weights.Semantic, absolute: true, supporting: true}
 		if q.Model.Leading {
-			// Relative: the margin over the mean of unrelated texts, divided by the best.
-			semanticLeg = fusedLeg{scores: semantic, weight: cfg.Weights.Semantic * q.Model.Strength}
+			for j := range semantic {
+				semantic[j].Raw /= leadRef
+			}
+			semanticLeg = fusedLeg{scores: semantic, weight: cfg.Weights.Semantic * q.Model.Strength, absolute: true}
 		}
 		legs := []fusedLeg{
 			{scores: lexical, weight: cfg.Weights.FTS},

@@ -40,6 +40,9 @@ const (
 	// unrelated texts a cosine must be to count: the best of N Gaussian draws lies near
 	// sqrt(2 ln N), within about 1/sqrt(2 ln N) of it.
 	chanceMargin = 0.75
+	// leadSpan is how many sd above the chance level a find earns the leg's full weight when
+	// the model did not answer the query itself.
+	leadSpan = 3.0
 	// answeredSlack is how far (in standard deviations) below the chance level a leading
 	// leg's candidate may be once the query is answered (by any leg). Measured with the
 	// simulated models (doc/semantic.md): 1.5 left a medium model's multi-fact answers

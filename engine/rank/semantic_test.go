@@ -101,21 +101,30 @@ func TestLeadingFloor(t *testing.T) {
 // an answer, the same cosines are nothing.
 func TestAnsweredQueryKeepsTheModelsNearFinds(t *testing.T) {
 	cfg := defaultConfig
-	texts := []string{"a", "b", "c", "d", "e"}
+	texts := []string{"the orchard has forty apple trees", "b", "c", "d", "e"}
 	floor, sd := leadingFloor(strongModel, len(texts), CosineStats{})
 	near := floor - sd // below the chance level, within the slack
 	for _, tc := range []struct {
 		name     string
+		query    string
+		words    map[int]float64
 		semantic map[int]float64
 		want     int
 	}{
-		{"answered: the near find joins", map[int]float64{0: 0.9, 1: near}, 2},
-		{"unanswered: the near find alone is nothing", map[int]float64{1: near}, 0},
+		{"answered by the model: the near find joins", "zzz", nil, map[int]float64{2: 0.9, 1: near}, 2},
+		{"unanswered: the near find alone is nothing", "zzz", nil, map[int]float64{1: near}, 0},
+		// Answered by words only: the near find joins, but with a fraction of the weight it
+		// would have had the model answered itself, so it cannot lead.
+		{"answered by words only: the near find joins after the answer", "orchard", map[int]float64{0: 2}, map[int]float64{1: near}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := fixture{texts: texts, semantic: tc.semantic}.source("zzz")
-			if got := Rank(Query{Model: strongModel}, []*Source{src}, cfg).Hits; len(got) != tc.want {
-				t.Errorf("hits = %v, want %d", keysOf(got), tc.want)
+			src := fixture{texts: texts, words: tc.words, semantic: tc.semantic}.source(tc.query)
+			got := Rank(Query{Model: strongModel, Asked: len(src.LexicalTerms)}, []*Source{src}, cfg).Hits
+			if len(got) != tc.want {
+				t.Fatalf("hits = %v, want %d", keysOf(got), tc.want)
+			}
+			if tc.words != nil && got[0].Key.ID != 1 {
+				t.Errorf("hits = %v: the lexical answer (1) must lead a near-chance semantic find", keysOf(got))
 			}
 		})
 	}
