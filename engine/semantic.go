@@ -17,11 +17,16 @@ import (
 // Ollama client to it; tests use fakes. A nil Embedder (Options.Embedder) switches the
 // semantic leg off.
 type Embedder interface {
-	// Embed returns one vector per text, in order. When some inputs fail it returns the
+	// Embed returns one vector per text, in order: the document side, for the facts and
+	// chunks that are stored and searched. When some inputs fail it returns the
 	// vectors with a nil entry for each failed input and a non-nil error; an entry of length
 	// 0 (or of zero norm) means the text embedded to the zero vector: no semantic evidence,
 	// recorded as such and not retried. Any other error with no vectors fails the call.
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// EmbedQuery returns the vector of one search query: the query side, which a model
+	// trained with a query instruction words differently from Embed's texts. A vector of
+	// length 0 (or of zero norm) means the query carries no semantic evidence.
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	// Fingerprint declares the representation the vectors are made in (backend, model,
 	// digest, width, pooling, normalization, input window), "" while it is not known. The
 	// engine versions it (fingerprintVersion); vectors of two fingerprints are never mixed.
@@ -529,7 +534,7 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 	}
 	embedCtx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	vecs, err := e.opts.Embedder.Embed(embedCtx, []string{text})
+	vecs, err := embedQueryAsList(embedCtx, e.opts.Embedder, text)
 	e.noteEmbedTime(ctx, embedCtx.Err() != nil)
 	if len(vecs) != 1 || vecs[0] == nil {
 		if err == nil {

@@ -56,6 +56,26 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
+// EmbedQuery embeds the query as one text: the fake has no query side of its own.
+func (f *fakeEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	return embedOneText(ctx, f, text)
+}
+
+// embedOneText is a fake's EmbedQuery through its own Embed, so a fake that overrides Embed
+// (slow, cancelling) behaves the same on the query side.
+func embedOneText(ctx context.Context, emb interface {
+	Embed(context.Context, []string) ([][]float32, error)
+}, text string) ([]float32, error) {
+	vecs, err := emb.Embed(ctx, []string{text})
+	if len(vecs) != 1 || vecs[0] == nil {
+		if err == nil {
+			err = errors.New("no vector returned")
+		}
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
 func (f *fakeEmbedder) Fingerprint() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -498,6 +518,10 @@ func (c *cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]flo
 		return nil, ctx.Err()
 	}
 	return c.fakeEmbedder.Embed(ctx, texts)
+}
+
+func (c *cancellingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	return embedOneText(ctx, c, text)
 }
 
 func TestEmbedPendingResumesAfterCancel(t *testing.T) {

@@ -31,11 +31,12 @@ const pullStallTimeout = 2 * time.Minute
 // Boot brings an Ollama embedding model up and keeps track of it. Its
 // methods are safe for concurrent use; Run may run once at a time.
 type Boot struct {
-	set     Settings
-	log     *slog.Logger
-	client  *api.Client
-	http    *http.Client
-	ownHTTP bool // http is ours: close its idle connections when Run ends
+	set      Settings
+	template InputTemplate // how set.Model wants its inputs worded
+	log      *slog.Logger
+	client   *api.Client
+	http     *http.Client
+	ownHTTP  bool // http is ours: close its idle connections when Run ends
 
 	hub     stateHub
 	wake    chan struct{} // Recheck: one pending wake-up is enough
@@ -69,12 +70,13 @@ func New(s Settings, log *slog.Logger) (*Boot, error) {
 		own = true
 	}
 	b := &Boot{
-		set:     s,
-		log:     log.With("ollama", base.String(), "model", s.Model),
-		client:  api.NewClient(base, hc),
-		http:    hc,
-		ownHTTP: own,
-		wake:    make(chan struct{}, 1),
+		set:      s,
+		template: TemplateFor(s.Model),
+		log:      log.With("ollama", base.String(), "model", s.Model),
+		client:   api.NewClient(base, hc),
+		http:     hc,
+		ownHTTP:  own,
+		wake:     make(chan struct{}, 1),
 	}
 	b.hub.cur = State{Phase: PhaseStarting, Model: s.Model, Pooling: Undeclared}
 	return b, nil

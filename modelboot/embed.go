@@ -13,7 +13,9 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// Embed returns one L2-normalised vector per text, in order.
+// Embed returns one L2-normalised vector per text, in order: the document
+// side, for texts that are stored and searched. A model with an input template
+// gets each text after its document prefix (see [TemplateFor]).
 //
 // It fails fast with [ErrOffline] or [ErrNotReady] unless the state is
 // ready. Texts are cut to the model's input window (see [TruncateToWindow])
@@ -41,7 +43,7 @@ func (b *Boot) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	var failed []InputError
 	for lo := 0; lo < len(texts); lo += b.set.MaxBatch {
 		hi := min(lo+b.set.MaxBatch, len(texts))
-		if err := b.embedBatch(ctx, st, texts[lo:hi], lo, out, &failed); err != nil {
+		if err := b.embedBatch(ctx, st, b.template.DocumentPrefix, texts[lo:hi], lo, out, &failed); err != nil {
 			b.noteServerError(ctx, err)
 			return nil, err
 		}
@@ -60,17 +62,46 @@ func (b *Boot) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-// embedBatch embeds texts (at offset lo of the caller's list) into out,
-// appending per-input failures to failed. An error fails the whole call.
-func (b *Boot) embedBatch(ctx context.Context, st State, texts []string, lo int, out [][]float32, failed *[]InputError) error {
+// EmbedQuery returns the L2-normalised vector of one search query: the query
+// side, worded with the model's query prefix (see [TemplateFor]), to be
+// compared with vectors from [Boot.Embed]. Its errors are Embed's; a query that
+// embeds to the zero vector (or is empty) is [ErrZeroVector].
+func (b *Boot) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	st := b.State()
+	switch st.Phase {
+	case PhaseReady:
+	case PhaseOffline:
+		return nil, fmt.Errorf("embed query: %w", ErrOffline)
+	default:
+		return nil, fmt.Errorf("embed query: semantic %s: %w", st, ErrNotReady)
+	}
+	out := make([][]float32, 1)
+	var failed []InputError
+	if err := b.embedBatch(ctx, st, b.template.QueryPrefix, []string{text}, 0, out, &failed); err != nil {
+		b.noteServerError(ctx, err)
+		return nil, err
+	}
+	if len(failed) > 0 {
+		b.noteServerError(ctx, failed[0].Err)
+		return nil, fmt.Errorf("embed query: %w", failed[0].Err)
+	}
+	b.embedFailures.Store(0)
+	return out[0], nil
+}
+
+// embedBatch embeds texts (at offset lo of the caller's list), each after
+// prefix, into out, appending per-input failures to failed. An error fails
+// the whole call.
+func (b *Boot) embedBatch(ctx context.Context, st State, prefix string, texts []string, lo int, out [][]float32, failed *[]InputError) error {
 	inputs := make([]string, 0, len(texts))
 	at := make([]int, 0, len(texts))
 	for i, t := range texts {
-		t, _ = TruncateToWindow(t, st.ContextLength)
 		if strings.TrimSpace(t) == "" {
 			*failed = append(*failed, InputError{Index: lo + i, Err: fmt.Errorf("empty text: %w", ErrZeroVector)})
 			continue
 		}
+		// The prefix counts against the window too; the cut falls on the text's end.
+		t, _ = TruncateToWindow(prefix+t, st.ContextLength)
 		inputs = append(inputs, t)
 		at = append(at, lo+i)
 	}
