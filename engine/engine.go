@@ -141,6 +141,9 @@ type Engine struct {
 	// slowModel is when (UnixNano) a query embedding last missed its bound; 0 when the
 	// last one was on time. See slowEmbedTimeout.
 	slowModel atomic.Int64
+	// embedPage is how many texts one catch-up page embeds and stores: embedPageSize, less
+	// in tests that need several pages of a few rows.
+	embedPage int
 }
 
 // Open opens the database at path, creating and migrating it as needed.
@@ -153,7 +156,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	}
 	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
-		parser: ingest.NewParser(opts.PDFCacheDir)}
+		parser: ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)
 	}

@@ -536,6 +536,8 @@ func TestEmbedPendingResumesAfterCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	emb := &cancellingEmbedder{fakeEmbedder: fake, cancel: cancel}
 	e := openSemanticEngine(t, emb, fake.state)
+	const page = 16
+	e.embedPage = page
 	for _, text := range texts {
 		remember(t, e, "", text)
 	}
@@ -543,12 +545,12 @@ func TestEmbedPendingResumesAfterCancel(t *testing.T) {
 		t.Fatalf("EmbedPending = %v, want it cancelled in its second batch", err)
 	}
 	d, _ := e.DiagnoseVectors(context.Background())
-	if d.Current != embedBatchSize || d.Stale != 40-embedBatchSize {
-		t.Errorf("after the cancelled pass = %+v, want the first batch of %d kept", d, embedBatchSize)
+	if d.Current != page || d.Stale != 40-page {
+		t.Errorf("after the cancelled pass = %+v, want the first page of %d kept", d, page)
 	}
 	rep, err := e.EmbedPending(context.Background(), 100)
-	if err != nil || rep != (EmbedReport{Embedded: 40 - embedBatchSize}) {
-		t.Errorf("resumed pass = %+v, %v; want the other %d embedded", rep, err, 40-embedBatchSize)
+	if err != nil || rep != (EmbedReport{Embedded: 40 - page}) {
+		t.Errorf("resumed pass = %+v, %v; want the other %d embedded", rep, err, 40-page)
 	}
 	for text, n := range fake.calls {
 		if n != 1 {

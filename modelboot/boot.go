@@ -46,6 +46,9 @@ type Boot struct {
 	// brokenEmbed is the last one's reason once they reach failingEmbeds.
 	embedFailures atomic.Int32
 	brokenEmbed   atomic.Pointer[string]
+
+	queries queryLane // EmbedQuery calls in flight: batch requests let them go first
+	pace    pace      // sizes Embed's requests
 }
 
 // failingEmbeds is how many Embed calls in a row the server must fail (answering, with an

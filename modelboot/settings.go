@@ -63,9 +63,22 @@ type Settings struct {
 	// model are still there (default 30s). The check does not embed, so it
 	// never keeps the model loaded past KeepAlive.
 	HealthInterval time.Duration
-	// MaxBatch caps the inputs per embed request (default 32); Embed splits
-	// longer lists.
+	// MaxBatch caps the inputs per embed request (default 512); Embed splits
+	// longer lists into requests sized by BatchRequestTime.
 	MaxBatch int
+	// BatchRequestTime is how long one of [Boot.Embed]'s requests should keep
+	// the model busy (default 200ms): long enough that the server's cost per
+	// request is small beside its inputs' cost, short enough that a query,
+	// which waits for the requests already sent, still answers in a recall's
+	// time. Embed measures its requests and sizes the next ones to fit.
+	BatchRequestTime time.Duration
+	// BatchConcurrency is how many of one Embed call's requests may be in
+	// flight at once (default 1). A query waits for every batch request already
+	// sent, so more only pays on a server that computes requests in parallel
+	// (OLLAMA_NUM_PARALLEL > 1); on the testbed (one runner slot) two cost a
+	// third of the throughput and doubled a query's wait. The engine keeps the
+	// model busy between pages by embedding the next page while it stores one.
+	BatchConcurrency int
 }
 
 func (s Settings) withDefaults() Settings {
@@ -87,8 +100,12 @@ func (s Settings) withDefaults() Settings {
 	if s.MaxBackoff < s.MinBackoff {
 		s.MaxBackoff = s.MinBackoff
 	}
+	def(&s.BatchRequestTime, 200*time.Millisecond)
 	if s.MaxBatch <= 0 {
-		s.MaxBatch = 32
+		s.MaxBatch = 512
+	}
+	if s.BatchConcurrency <= 0 {
+		s.BatchConcurrency = 1
 	}
 	return s
 }
