@@ -656,6 +656,9 @@ func (e *Engine) DiagnoseVectors(ctx context.Context) (VectorsDiagnosis, error) 
 }
 
 func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResult, error) {
+	if _, ok := e.semanticReady(); !ok {
+		return e.vectorsDiagnoseStored(ctx)
+	}
 	d, err := e.DiagnoseVectors(ctx)
 	if err != nil {
 		return AdminResult{}, err
@@ -674,8 +677,37 @@ func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResu
 	return res, nil
 }
 
+// vectorsDiagnoseStored is vectors-diagnose when the embedding model cannot be asked which
+// vector space is current: it counts the vectors per stored fingerprint, which needs only
+// the database, and says the model was not checked.
+func (e *Engine) vectorsDiagnoseStored(ctx context.Context) (AdminResult, error) {
+	spaces, owners, err := e.st.VectorSpaces(ctx)
+	if err != nil {
+		return AdminResult{}, err
+	}
+	d, err := e.st.DiagnoseVectors(ctx, "") // no fingerprint: only its orphan count is read
+	if err != nil {
+		return AdminResult{}, err
+	}
+	res := AdminResult{Action: "vectors-diagnose", OK: false,
+		Counts: map[string]int{"owners": owners, "spaces": len(spaces), "orphans": d.Orphans}}
+	res.Details = []string{fmt.Sprintf("the embedding model could not be checked (semantic: %s), so which vector space is current is not known; the stored vectors of %s facts and chunks:",
+		e.opts.SemanticState(), groupThousands(owners))}
+	withVector := 0
+	for _, sp := range spaces {
+		withVector += sp.Vectors
+		res.Details = append(res.Details, fmt.Sprintf("vector space %s: %s vectors (%d of them embed to zero)", sp.Fingerprint, groupThousands(sp.Vectors), sp.Zero))
+	}
+	res.Counts["unembedded"] = owners - withVector
+	res.Details = append(res.Details,
+		fmt.Sprintf("%s have no vector in any space, %d vectors are orphaned", groupThousands(owners-withVector), d.Orphans),
+		"once Ollama answers with the configured model (`memdesk stats` says semantic: ready), run this again to count against it, and `memdesk admin vectors-fix` to re-embed what is stale")
+	return res, nil
+}
+
 // vectorsFix evicts orphaned vectors in one batch, then re-embeds in bounded passes (one pass,
-// or until nothing is left with All), reporting progress after every pass.
+// or until nothing is left with All), reporting progress after every pass. A pass that fails
+// keeps every page it stored; the error says how many, and that a rerun resumes.
 func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult, error) {
 	d, err := e.DiagnoseVectors(ctx)
 	if err != nil {
@@ -693,11 +725,13 @@ func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult,
 	total.Remaining = d.Stale
 	for total.Remaining > 0 {
 		rep, err := e.EmbedPending(ctx, budget)
-		if err != nil {
-			return AdminResult{}, err
-		}
 		total.Embedded += rep.Embedded
 		total.Zero += rep.Zero
+		if err != nil {
+			kept := total.Embedded + total.Zero
+			return AdminResult{}, fmt.Errorf("%w (%s of %s re-embedded and kept; run `memdesk admin vectors-fix --all` again to resume the remaining %s)",
+				err, groupThousands(kept), groupThousands(d.Stale), groupThousands(max(d.Stale-kept, 0)))
+		}
 		total.Failed = rep.Failed // failures of the last pass: earlier ones were retried
 		total.Remaining = rep.Remaining
 		if req.Progress != nil {
@@ -712,8 +746,11 @@ func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult,
 			"failed": total.Failed, "remaining": total.Remaining}}
 	res.Details = []string{fmt.Sprintf("%d re-embedded (%d to the zero vector), %d evicted, %d failed, %d remaining",
 		total.Embedded+total.Zero, total.Zero, evicted, total.Failed, total.Remaining)}
-	if total.Remaining > 0 && !req.All {
+	switch {
+	case total.Remaining > 0 && !req.All:
 		res.Details = append(res.Details, "run `memdesk admin vectors-fix --all` to finish")
+	case total.Remaining > 0:
+		res.Details = append(res.Details, fmt.Sprintf("the model failed on %d texts; run `memdesk admin vectors-fix --all` again to retry them (with -v to see why)", total.Failed))
 	}
 	return res, nil
 }
