@@ -83,9 +83,11 @@ type pace struct {
 	perInput atomic.Int64 // nanoseconds; 0 until a request was timed
 }
 
-// firstBatch is the size of batch requests before one was timed: small, so that a query
-// arriving during the first request of a slow model does not wait long.
-const firstBatch = 8
+// firstBatch is the size of batch requests before one was timed: the size every request
+// had before pacing, so a process's first request (often its only one: a one-shot recall
+// measuring the model's noise with 40 probes) costs no more round trips than it did, and a
+// slow model makes a query wait no longer than it did, once per process.
+const firstBatch = 32
 
 // size is how many inputs the next batch request should carry, from 1 to most.
 func (p *pace) size(target time.Duration, most int) int {
