@@ -28,7 +28,8 @@ type Embedder interface {
 	// length 0 (or of zero norm) means the query carries no semantic evidence.
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	// Fingerprint declares the representation the vectors are made in (backend, model,
-	// digest, width, pooling, normalization, input window), "" while it is not known. The
+	// digest, width, pooling, normalization, input window, input template), "" while it is
+	// not known. The
 	// engine versions it (fingerprintVersion); vectors of two fingerprints are never mixed.
 	Fingerprint() string
 	// Ready reports whether Embed can be expected to work now. It must not block.

@@ -22,8 +22,9 @@ const semanticReadyWait = 30 * time.Second
 // not worth a short command's wait: it then answers on the other legs and says so.
 const semanticCheckTimeout = 2 * time.Second
 
-// semantic is a running modelboot bootstrap, owned by the command that started it: stop
-// cancels it and waits for it.
+// semantic is a modelboot bootstrap owned by the command that made it: running (Run in the
+// background; stop cancels it and waits for it), or checked once (Check; stop closes its
+// idle connections).
 type semantic struct {
 	boot  *modelboot.Boot
 	host  string
