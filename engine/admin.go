@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -241,4 +242,19 @@ func (e *Engine) backup(ctx context.Context, req AdminRequest) (AdminResult, err
 	}
 	return AdminResult{Action: "backup", OK: true, Counts: map[string]int{"bytes": int(n)},
 		Details: []string{fmt.Sprintf("wrote %s (%.1f MB); open it with memdesk --db %s", to, float64(n)/(1<<20), to)}}, nil
+}
+
+// groupThousands writes n with a comma between groups of three digits ("5,000"), as a count
+// in a sentence reads best.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }

@@ -145,6 +145,9 @@ type Engine struct {
 	// semanticRunning says Run keeps the semantic leg's work going in the background.
 	calib           calibrations
 	semanticRunning atomic.Bool
+	// embedPage is how many texts one catch-up page embeds and stores: embedPageSize, less
+	// in tests that need several pages of a few rows.
+	embedPage int
 }
 
 // Open opens the database at path, creating and migrating it as needed.
@@ -157,7 +160,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	}
 	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
-		parser: ingest.NewParser(opts.PDFCacheDir)}
+		parser: ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	e.vectors.log = e.log
 	if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)

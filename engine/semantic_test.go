@@ -57,6 +57,26 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
+// EmbedQuery embeds the query as one text: the fake has no query side of its own.
+func (f *fakeEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	return embedOneText(ctx, f, text)
+}
+
+// embedOneText is a fake's EmbedQuery through its own Embed, so a fake that overrides Embed
+// (slow, cancelling) behaves the same on the query side.
+func embedOneText(ctx context.Context, emb interface {
+	Embed(context.Context, []string) ([][]float32, error)
+}, text string) ([]float32, error) {
+	vecs, err := emb.Embed(ctx, []string{text})
+	if len(vecs) != 1 || vecs[0] == nil {
+		if err == nil {
+			err = errors.New("no vector returned")
+		}
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
 func (f *fakeEmbedder) Fingerprint() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -465,6 +485,10 @@ func (c *cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]flo
 	return c.fakeEmbedder.Embed(ctx, texts)
 }
 
+func (c *cancellingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	return embedOneText(ctx, c, text)
+}
+
 func TestEmbedPendingResumesAfterCancel(t *testing.T) {
 	vecs := map[string][]float32{}
 	var texts []string
@@ -477,6 +501,8 @@ func TestEmbedPendingResumesAfterCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	emb := &cancellingEmbedder{fakeEmbedder: fake, cancel: cancel}
 	e := openSemanticEngine(t, emb, fake.state)
+	const page = 16
+	e.embedPage = page
 	for _, text := range texts {
 		remember(t, e, "", text)
 	}
@@ -484,12 +510,12 @@ func TestEmbedPendingResumesAfterCancel(t *testing.T) {
 		t.Fatalf("EmbedPending = %v, want it cancelled in its second batch", err)
 	}
 	d, _ := e.DiagnoseVectors(context.Background())
-	if d.Current != embedBatchSize || d.Stale != 40-embedBatchSize {
-		t.Errorf("after the cancelled pass = %+v, want the first batch of %d kept", d, embedBatchSize)
+	if d.Current != page || d.Stale != 40-page {
+		t.Errorf("after the cancelled pass = %+v, want the first page of %d kept", d, page)
 	}
 	rep, err := e.EmbedPending(context.Background(), 100)
-	if err != nil || rep != (EmbedReport{Embedded: 40 - embedBatchSize}) {
-		t.Errorf("resumed pass = %+v, %v; want the other %d embedded", rep, err, 40-embedBatchSize)
+	if err != nil || rep != (EmbedReport{Embedded: 40 - page}) {
+		t.Errorf("resumed pass = %+v, %v; want the other %d embedded", rep, err, 40-page)
 	}
 	for text, n := range fake.calls {
 		if n != 1 {

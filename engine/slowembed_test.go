@@ -25,6 +25,10 @@ func (s *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	}
 }
 
+func (s *slowEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	return embedOneText(ctx, s, text)
+}
+
 // TestRecallDoesNotWaitOnASlowModel: a model that answers slower than recall can wait costs
 // the first recall queryEmbedTimeout and each later one slowEmbedTimeout, and one answer on
 // time brings the semantic leg back. Every recall answers on the lexical leg meanwhile.

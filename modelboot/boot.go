@@ -31,11 +31,12 @@ const pullStallTimeout = 2 * time.Minute
 // Boot brings an Ollama embedding model up and keeps track of it. Its
 // methods are safe for concurrent use; Run may run once at a time.
 type Boot struct {
-	set     Settings
-	log     *slog.Logger
-	client  *api.Client
-	http    *http.Client
-	ownHTTP bool // http is ours: close its idle connections when Run ends
+	set      Settings
+	template InputTemplate // how set.Model wants its inputs worded
+	log      *slog.Logger
+	client   *api.Client
+	http     *http.Client
+	ownHTTP  bool // http is ours: close its idle connections when Run ends
 
 	hub     stateHub
 	wake    chan struct{} // Recheck: one pending wake-up is enough
@@ -45,6 +46,9 @@ type Boot struct {
 	// brokenEmbed is the last one's reason once they reach failingEmbeds.
 	embedFailures atomic.Int32
 	brokenEmbed   atomic.Pointer[string]
+
+	queries queryLane // EmbedQuery calls in flight: batch requests let them go first
+	pace    pace      // sizes Embed's requests
 }
 
 // failingEmbeds is how many Embed calls in a row the server must fail (answering, with an
@@ -69,12 +73,13 @@ func New(s Settings, log *slog.Logger) (*Boot, error) {
 		own = true
 	}
 	b := &Boot{
-		set:     s,
-		log:     log.With("ollama", base.String(), "model", s.Model),
-		client:  api.NewClient(base, hc),
-		http:    hc,
-		ownHTTP: own,
-		wake:    make(chan struct{}, 1),
+		set:      s,
+		template: TemplateFor(s.Model),
+		log:      log.With("ollama", base.String(), "model", s.Model),
+		client:   api.NewClient(base, hc),
+		http:     hc,
+		ownHTTP:  own,
+		wake:     make(chan struct{}, 1),
 	}
 	b.hub.cur = State{Phase: PhaseStarting, Model: s.Model, Pooling: Undeclared}
 	return b, nil
@@ -116,7 +121,7 @@ func (b *Boot) Run(ctx context.Context) error {
 	}
 	failures := 0
 	for {
-		err := b.bootstrap(ctx)
+		err := b.bootstrap(ctx, true)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -160,15 +165,49 @@ func (b *Boot) pause(ctx context.Context, d time.Duration) bool {
 	return true
 }
 
-// bootstrap takes the model from wherever it is to ready. It returns nil when
-// ready; otherwise it has already published offline or failed.
-func (b *Boot) bootstrap(ctx context.Context) error {
+// Check makes one attempt, bounded by ctx, to bring the model to ready, for a
+// command that runs once and cannot wait for [Boot.Run]: reach the server,
+// find the model, warm it with one tiny embed. It never pulls: a model the
+// server lacks ends failed, "not installed", with [ErrModelMissing]. It returns
+// nil when the state is ready; otherwise the state says why not, or stays
+// where it was when ctx ended first. It must not run while Run does. A Boot
+// used without Run should have CloseIdleConnections called when done.
+func (b *Boot) Check(ctx context.Context) error {
+	if !b.running.CompareAndSwap(false, true) {
+		return errors.New("modelboot: Check while Run is running")
+	}
+	defer b.running.Store(false)
+	return b.bootstrap(ctx, false)
+}
+
+// CloseIdleConnections closes the idle connections of the Boot's own
+// transport (not of a Settings.HTTPClient): Run does it when it returns, a
+// Boot used only with Check needs it done by its owner.
+func (b *Boot) CloseIdleConnections() {
+	if b.ownHTTP {
+		b.http.CloseIdleConnections()
+	}
+}
+
+// notInstalled is the reason a Check gives for a model the server lacks.
+const notInstalled = "not installed"
+
+// bootstrap takes the model from wherever it is to ready, pulling it when the
+// server lacks it and pull is set. It returns nil when ready; otherwise it has
+// already published offline or failed.
+func (b *Boot) bootstrap(ctx context.Context, pull bool) error {
 	before := b.hub.get()
 	version, err := b.version(ctx)
 	if err != nil {
 		return b.fail(ctx, "reach server", err)
 	}
 	show, err := b.show(ctx)
+	if isStatus(err, http.StatusNotFound) && !pull {
+		if ctx.Err() == nil {
+			b.setPhase(PhaseFailed, notInstalled)
+		}
+		return fmt.Errorf("show %s: %w: %s", b.set.Model, ErrModelMissing, reason(err))
+	}
 	if isStatus(err, http.StatusNotFound) {
 		if err := b.pull(ctx); err != nil {
 			return b.fail(ctx, "pull "+b.set.Model, err)

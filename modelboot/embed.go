@@ -8,17 +8,23 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
 )
 
-// Embed returns one L2-normalised vector per text, in order.
+// Embed returns one L2-normalised vector per text, in order: the document
+// side, for texts that are stored and searched. A model with an input template
+// gets each text after its document prefix (see [TemplateFor]).
 //
 // It fails fast with [ErrOffline] or [ErrNotReady] unless the state is
 // ready. Texts are cut to the model's input window (see [TruncateToWindow])
-// and sent in requests of at most MaxBatch inputs, each bounded by
-// EmbedTimeout. When the server rejects a request with 400 or 500, the inputs
+// and sent in requests of at most MaxBatch inputs, sized to keep the model
+// busy for about BatchRequestTime each, up to BatchConcurrency at a time, each
+// bounded by EmbedTimeout. A request waits to start while an [Boot.EmbedQuery]
+// is in flight, so a query never queues behind more than the requests already
+// sent. When the server rejects a request with 400 or 500, the inputs
 // are retried one at a time so that one bad input does not sink the rest; an
 // input the server still finds too long is retried at half its length.
 //
@@ -38,13 +44,10 @@ func (b *Boot) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 		return nil, fmt.Errorf("embed: semantic %s: %w", st, ErrNotReady)
 	}
 	out := make([][]float32, len(texts))
-	var failed []InputError
-	for lo := 0; lo < len(texts); lo += b.set.MaxBatch {
-		hi := min(lo+b.set.MaxBatch, len(texts))
-		if err := b.embedBatch(ctx, st, texts[lo:hi], lo, out, &failed); err != nil {
-			b.noteServerError(ctx, err)
-			return nil, err
-		}
+	failed, err := b.embedDocuments(ctx, st, texts, out)
+	if err != nil {
+		b.noteServerError(ctx, err)
+		return nil, err
 	}
 	if len(failed) == len(texts) && len(texts) > 0 {
 		// Every input refused: a server error per input (Ollama answers 500 for one bad
@@ -60,17 +63,116 @@ func (b *Boot) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-// embedBatch embeds texts (at offset lo of the caller's list) into out,
-// appending per-input failures to failed. An error fails the whole call.
-func (b *Boot) embedBatch(ctx context.Context, st State, texts []string, lo int, out [][]float32, failed *[]InputError) error {
+// EmbedQuery returns the L2-normalised vector of one search query: the query
+// side, worded with the model's query prefix (see [TemplateFor]), to be
+// compared with vectors from [Boot.Embed]. Its errors are Embed's; a query that
+// embeds to the zero vector (or is empty) is [ErrZeroVector].
+func (b *Boot) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	st := b.State()
+	switch st.Phase {
+	case PhaseReady:
+	case PhaseOffline:
+		return nil, fmt.Errorf("embed query: %w", ErrOffline)
+	default:
+		return nil, fmt.Errorf("embed query: semantic %s: %w", st, ErrNotReady)
+	}
+	defer b.queries.enter()()
+	out := make([][]float32, 1)
+	var failed []InputError
+	if err := b.embedBatch(ctx, st, b.template.QueryPrefix, []string{text}, 0, out, &failed); err != nil {
+		b.noteServerError(ctx, err)
+		return nil, err
+	}
+	if len(failed) > 0 {
+		b.noteServerError(ctx, failed[0].Err)
+		return nil, fmt.Errorf("embed query: %w", failed[0].Err)
+	}
+	b.embedFailures.Store(0)
+	return out[0], nil
+}
+
+// embedDocuments embeds texts into out in paced requests, BatchConcurrency at a time, each
+// started only while no query is in flight, and returns the inputs that failed. An error
+// fails the whole call and stops the requests not yet answered.
+func (b *Boot) embedDocuments(ctx context.Context, st State, texts []string, out [][]float32) ([]InputError, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu     sync.Mutex
+		next   int // the first text no request has taken
+		failed []InputError
+		first  error
+	)
+	// take reserves the next request's texts, sized now: the pace may have changed while
+	// this worker waited.
+	take := func() (lo, hi int, ok bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= len(texts) || first != nil {
+			return 0, 0, false
+		}
+		lo = next
+		next = min(lo+evenShare(len(texts)-lo, b.pace.size(b.set.BatchRequestTime, b.set.MaxBatch)), len(texts))
+		return lo, next, true
+	}
+	stop := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = err
+			cancel()
+		}
+	}
+	var wg sync.WaitGroup
+	for range b.set.BatchConcurrency {
+		wg.Go(func() {
+			for {
+				if err := b.queries.wait(ctx); err != nil {
+					stop(fmt.Errorf("embed: %w", err))
+					return
+				}
+				lo, hi, ok := take()
+				if !ok {
+					return
+				}
+				var f []InputError
+				start := time.Now()
+				if err := b.embedBatch(ctx, st, b.template.DocumentPrefix, texts[lo:hi], lo, out, &f); err != nil {
+					stop(err)
+					return
+				}
+				b.pace.observe(hi-lo, time.Since(start))
+				mu.Lock()
+				failed = append(failed, f...)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return failed, first
+}
+
+// evenShare is the size of the next request when left texts go in requests of at most size:
+// as many requests as that takes, of equal size, since a short last request costs the
+// server's whole per-request overhead for a few inputs (and misleads the pace).
+func evenShare(left, size int) int {
+	requests := (left + size - 1) / size
+	return (left + requests - 1) / requests
+}
+
+// embedBatch embeds texts (at offset lo of the caller's list), each after
+// prefix, into out, appending per-input failures to failed. An error fails
+// the whole call.
+func (b *Boot) embedBatch(ctx context.Context, st State, prefix string, texts []string, lo int, out [][]float32, failed *[]InputError) error {
 	inputs := make([]string, 0, len(texts))
 	at := make([]int, 0, len(texts))
 	for i, t := range texts {
-		t, _ = TruncateToWindow(t, st.ContextLength)
 		if strings.TrimSpace(t) == "" {
 			*failed = append(*failed, InputError{Index: lo + i, Err: fmt.Errorf("empty text: %w", ErrZeroVector)})
 			continue
 		}
+		// The prefix counts against the window too; the cut falls on the text's end.
+		t, _ = TruncateToWindow(prefix+t, st.ContextLength)
 		inputs = append(inputs, t)
 		at = append(at, lo+i)
 	}

@@ -18,6 +18,9 @@ type Representation struct {
 	Normalization string
 	// InputWindow is the model's context length in tokens; 0 is undeclared.
 	InputWindow int
+	// Template is how inputs are worded for the model (see [TemplateFor]): a query vector
+	// made with one template is not comparable with passages made with another.
+	Template InputTemplate
 }
 
 // Representation returns the representation of the current model.
@@ -31,6 +34,7 @@ func (b *Boot) Representation() Representation {
 		Pooling:       st.Pooling,
 		Normalization: "l2",
 		InputWindow:   st.ContextLength,
+		Template:      b.template,
 	}
 	if r.Digest == "" {
 		r.Digest = Undeclared
@@ -43,7 +47,10 @@ func (b *Boot) Representation() Representation {
 
 // String renders r as "ollama/bge-m3:latest@5f1e2ab3c4d5/1024/cls/l2/8192",
 // the digest shortened to 12 characters and an undeclared number written
-// "undeclared". The engine prefixes its own fingerprint version.
+// "undeclared". A model with an input template gets "/in:" and the template's
+// [InputTemplate.Key] at the end ("ollama/qwen3-embedding:0.6b@.../last/l2/32768/in:9c2e41d0"),
+// so that vectors of a model without one keep the fingerprint they had before templates
+// existed. The engine prefixes its own fingerprint version.
 func (r Representation) String() string {
 	digest := strings.TrimPrefix(r.Digest, "sha256:")
 	if len(digest) > 12 && digest != Undeclared {
@@ -55,6 +62,10 @@ func (r Representation) String() string {
 		}
 		return strconv.Itoa(n)
 	}
-	return r.Backend + "/" + r.Model + "@" + digest + "/" + num(r.Dims) + "/" +
+	s := r.Backend + "/" + r.Model + "@" + digest + "/" + num(r.Dims) + "/" +
 		r.Pooling + "/" + r.Normalization + "/" + num(r.InputWindow)
+	if k := r.Template.Key(); k != "" {
+		s += "/in:" + k
+	}
+	return s
 }

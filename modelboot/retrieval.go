@@ -25,6 +25,16 @@ func (r Retrieval) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return vecs, err
 }
 
+// EmbedQuery embeds a search query on the query side; a query that embeds to the zero vector
+// comes back as an empty vector with no error.
+func (r Retrieval) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	v, err := r.Boot.EmbedQuery(ctx, text)
+	if errors.Is(err, ErrZeroVector) {
+		return []float32{}, nil
+	}
+	return v, err
+}
+
 // Fingerprint is the declared representation once the model is ready, "" before.
 func (r Retrieval) Fingerprint() string {
 	if st := r.Boot.State(); st.Phase != PhaseReady || st.Dims == 0 {

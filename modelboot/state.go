@@ -127,3 +127,6 @@ func (h *stateHub) subscribe() (<-chan State, func()) {
 		})
 	}
 }
+
+// NotInstalled reports whether s is a [Boot.Check] that found the server without the model.
+func (s State) NotInstalled() bool { return s.Phase == PhaseFailed && s.Reason == notInstalled }

@@ -85,32 +85,85 @@ const validVector = `v.fingerprint = ? AND length(v.vec) = 4 * v.dims`
 // no valid vector in fingerprint (none at all, one of another fingerprint, or a blob of the
 // wrong width), and how many there are in all. Only active facts count.
 func (s *Store) MissingVectors(ctx context.Context, kind, fingerprint string, afterID int64, limit int) ([]StaleOwner, int, error) {
-	t := ownerTable(kind)
-	textCol, active := "content", ` AND o.status = 'active'`
-	if kind == KindChunk {
-		// Not the chunks of an import still being staged or a version being removed.
-		textCol, active = "text", ` AND EXISTS (SELECT 1 FROM documents d WHERE d.id = o.doc_id AND `+notReserved+`)`
-	}
-	missing := ` NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` + validVector + `)` + active
+	from, args := missingVectorsFrom(kind, fingerprint)
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t+` o WHERE`+missing, kind, fingerprint).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count missing vectors: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT o.id, o.`+textCol+` FROM `+t+` o WHERE o.id > ? AND`+missing+` ORDER BY o.id LIMIT ?`,
-		afterID, kind, fingerprint, limit)
+	out, err := s.NextMissingVectors(ctx, kind, fingerprint, afterID, limit)
+	return out, total, err
+}
+
+// NextMissingVectors is MissingVectors without the count, which scans every owner of kind: a
+// catch-up walking the owners page by page needs the pages, not the total each time.
+func (s *Store) NextMissingVectors(ctx context.Context, kind, fingerprint string, afterID int64, limit int) ([]StaleOwner, error) {
+	textCol := "content"
+	if kind == KindChunk {
+		textCol = "text"
+	}
+	from, args := missingVectorsFrom(kind, fingerprint)
+	rows, err := s.db.QueryContext(ctx, `SELECT o.id, o.`+textCol+` `+from+` AND o.id > ? ORDER BY o.id LIMIT ?`,
+		append(args, afterID, limit)...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read missing vectors: %w", err)
+		return nil, fmt.Errorf("read missing vectors: %w", err)
 	}
 	defer rows.Close()
 	var out []StaleOwner
 	for rows.Next() {
 		var o StaleOwner
 		if err := rows.Scan(&o.ID, &o.Text); err != nil {
-			return nil, 0, fmt.Errorf("read missing vectors: %w", err)
+			return nil, fmt.Errorf("read missing vectors: %w", err)
 		}
 		out = append(out, o)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
+}
+
+// missingVectorsFrom is the FROM and WHERE of the owners of kind with no valid vector in
+// fingerprint (the owner table is o), and its arguments.
+func missingVectorsFrom(kind, fingerprint string) (string, []any) {
+	active := ` AND o.status = 'active'`
+	if kind == KindChunk {
+		// Not the chunks of an import still being staged or a version being removed.
+		active = ` AND EXISTS (SELECT 1 FROM documents d WHERE d.id = o.doc_id AND ` + notReserved + `)`
+	}
+	return `FROM ` + ownerTable(kind) + ` o WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` +
+		validVector + `)` + active, []any{kind, fingerprint}
+}
+
+// VectorSpaceCount is how many of the current owners' vectors one fingerprint holds.
+type VectorSpaceCount struct {
+	Fingerprint string `json:"fingerprint"`
+	// Vectors counts the owners with a usable vector or zero marker in it; Zero of them are
+	// zero markers.
+	Vectors int `json:"vectors"`
+	Zero    int `json:"zero"`
+}
+
+// VectorSpaces counts, per fingerprint, the vectors of active facts and of the chunks of
+// documents, most first: what the database holds when the current model cannot be asked
+// for its fingerprint. Owners is how many facts and chunks there are in all.
+func (s *Store) VectorSpaces(ctx context.Context) (spaces []VectorSpaceCount, owners int, err error) {
+	const current = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL
+		SELECT 'chunk', c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE ` + notReserved
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (`+current+`)`).Scan(&owners); err != nil {
+		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT v.fingerprint, count(*), coalesce(sum(v.dims = 0), 0)
+		FROM (`+current+`) o JOIN vectors v ON v.owner_kind = o.kind AND v.owner_id = o.id
+		WHERE length(v.vec) = 4 * v.dims GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c VectorSpaceCount
+		if err := rows.Scan(&c.Fingerprint, &c.Vectors, &c.Zero); err != nil {
+			return nil, 0, fmt.Errorf("count vector spaces: %w", err)
+		}
+		spaces = append(spaces, c)
+	}
+	return spaces, owners, rows.Err()
 }
 
 // SpaceVectors are the searchable vectors of one kind and space in one fingerprint: IDs[i]

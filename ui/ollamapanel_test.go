@@ -38,7 +38,7 @@ func TestOllamaSettingsSaveToTheFile(t *testing.T) {
 	h := newHarness(t, Options{ConfigPath: path}, nil).start()
 	p := h.u.settings.ollama
 	h.waitFor("the file's values", func() bool { return p.loaded })
-	if p.host.Text != "10.0.0.5:11434" || p.model.Text != "bge-m3" {
+	if p.host.Text != "10.0.0.5:11434" || p.model.Text != "qwen3-embedding:0.6b" {
 		t.Errorf("entries = %q, %q; want the file's host and the default model", p.host.Text, p.model.Text)
 	}
 	if p.check.Visible() {

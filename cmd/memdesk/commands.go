@@ -225,7 +225,9 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 	if *k < 0 {
 		return usagef("recall: -k takes a number of hits, 1 or more (0 or no -k: %d from the config), not %d", c.cfg.Config.Recall.K, *k)
 	}
-	return c.withEngine(ctx, func(e *engine.Engine) error {
+	// A one-shot recall looks at the model first (bounded): the semantic leg answers when it
+	// can, and the result says why not when it cannot.
+	return c.withCheckedEngine(ctx, func(e *engine.Engine) error {
 		res, err := e.Recall(ctx, engine.RecallRequest{Query: joinArgs(pos), Space: *space,
 			Source: engine.Source(*source), K: *k})
 		if err != nil {
@@ -496,7 +498,7 @@ func (c *cli) stats(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		return usagef("stats: takes no arguments")
 	}
-	return c.withEngine(ctx, func(e *engine.Engine) error {
+	return c.withCheckedEngine(ctx, func(e *engine.Engine) error {
 		s, err := e.Stats(ctx)
 		if err != nil {
 			return err
@@ -508,6 +510,9 @@ func (c *cli) stats(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "knowledge\t%d documents, %d chunks\n", s.Documents, s.Chunks)
 			fmt.Fprintf(tw, "spaces\t%d\n", s.Spaces)
 			fmt.Fprintf(tw, "semantic leg\t%s\n", display.Line(s.Semantic))
+			if s.SemanticRole != "" {
+				fmt.Fprintf(tw, "semantic role\t%s: %s\n", s.SemanticRole, display.Line(s.RoleWhy))
+			}
 			tw.Flush()
 		})
 	})
@@ -526,8 +531,13 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 		return usagef("admin: give one action, e.g. memdesk admin integrity")
 	}
 	open := c.withEngine
-	if strings.HasPrefix(pos[0], "vectors-") {
-		open = c.withVectorsEngine // these need the embedding model: start it and wait for it
+	switch pos[0] {
+	case "vectors-fix":
+		open = c.withVectorsEngine // it needs the embedding model: start it and wait for it
+	case "vectors-diagnose":
+		// It counts rows: against the current model when a quick look finds it, else per
+		// stored vector space, never after a wait.
+		open = c.withCheckedEngine
 	}
 	return open(ctx, func(e *engine.Engine) error {
 		progress, done := c.countProgress(pos[0])

@@ -277,15 +277,15 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 		{
 			name: "HTTP 500 mid-batch",
 			inject: func(t *testing.T) {
-				// New facts make the background catch-up embed them in batches of 32: the
-				// first request succeeds, every one after it answers 500.
+				// New facts make the background catch-up embed them; every embed request
+				// answers 500 from now on. (The catch-up sizes its requests by the model's
+				// speed, so against this instant fake all 70 facts go in one request: a fault
+				// that let the first request through would leave nothing to fail.)
 				before := srv.Requests("/api/embed")
-				srv.FailAfter("/api/embed", 1, 0, http.StatusInternalServerError, "llama runner process has terminated")
+				srv.FailAfter("/api/embed", 0, 0, http.StatusInternalServerError, "llama runner process has terminated")
 				for i := range 70 {
 					lateFacts = append(lateFacts, app.remember(t, fmt.Sprintf("late note %d: Dana Wu filed ticket T-%d", i, 1000+i)))
 				}
-				// The one request let through is normally the catch-up's first batch (32 facts
-				// stored), unless a warm-up took it; either way the rest must fail.
 				// The failures may first turn the state to failed (a few failed embeds in a row,
 				// recall's included), after which diagnose waits for the model like the fix does.
 				waitUntil(t, recoverBound, "the catch-up to fail on the late facts", func() (bool, string) {

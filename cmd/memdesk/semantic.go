@@ -12,15 +12,29 @@ import (
 	"github.com/memdesk/memdesk/modelboot"
 )
 
-// semanticReadyWait is how long an admin vectors-* command waits for the model.
+// semanticReadyWait is how long admin vectors-fix waits for the model (which may be loading
+// from disk, or downloading).
 const semanticReadyWait = 30 * time.Second
 
-// semantic is a running modelboot bootstrap, owned by the command that started it: stop
-// cancels it and waits for it.
+// semanticCheckTimeout bounds a one-shot command's look at the model (recall, stats,
+// vectors-diagnose): version, show, tags and one tiny embed answer in milliseconds from a
+// running Ollama with the model loaded, and a model that must be loaded from disk first is
+// not worth a short command's wait: it then answers on the other legs and says so.
+const semanticCheckTimeout = 2 * time.Second
+
+// semantic is a modelboot bootstrap owned by the command that made it: running (Run in the
+// background; stop cancels it and waits for it), or checked once (Check; stop closes its
+// idle connections).
 type semantic struct {
-	boot *modelboot.Boot
-	host string
-	stop func()
+	boot  *modelboot.Boot
+	host  string
+	model string
+	// checked: a one-shot Check, no Run; its state words the next step for the user.
+	checked bool
+	// readyNote, when set, is a checked state's "ready": how much of the database the
+	// model's space covers, counted once before the command ran.
+	readyNote string
+	stop      func()
 }
 
 // startSemantic starts the Ollama bootstrap in the background when the configuration enables
@@ -39,29 +53,113 @@ func (c *cli) startSemantic(ctx context.Context) (*semantic, error) {
 // its warnings go to stderr only with -v, so an absent Ollama does not fill an MCP client's
 // log.
 func (c *cli) runBoot(ctx context.Context, host, model string) (*semantic, error) {
-	log := c.log
-	if !c.verbose {
-		log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: slog.LevelError}))
-	}
-	boot, err := modelboot.New(modelboot.Settings{Host: host, Model: model, KeepAlive: c.cfg.Config.Ollama.KeepAlive}, log)
+	boot, err := modelboot.New(modelboot.Settings{Host: host, Model: model, KeepAlive: c.cfg.Config.Ollama.KeepAlive}, c.quietLog())
 	if err != nil {
 		return nil, fmt.Errorf("semantic leg: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = boot.Run(runCtx) }) // Run returns ctx's error only
-	return &semantic{boot: boot, host: host, stop: func() { cancel(); wg.Wait() }}, nil
+	return &semantic{boot: boot, host: host, model: model, stop: func() { cancel(); wg.Wait() }}, nil
+}
+
+// checkSemantic looks once at the model, within semanticCheckTimeout, for a command that
+// runs once: the semantic leg is there if the model answered, and the state says why not
+// otherwise. It returns nil when the configuration disables the leg. It never pulls.
+func (c *cli) checkSemantic(ctx context.Context) (*semantic, error) {
+	cfg := c.cfg.Config.Ollama
+	if !cfg.Enabled {
+		return nil, nil
+	}
+	boot, err := modelboot.New(modelboot.Settings{Host: cfg.Host, Model: cfg.Model, KeepAlive: cfg.KeepAlive}, c.quietLog())
+	if err != nil {
+		return nil, fmt.Errorf("semantic leg: %w", err)
+	}
+	checkCtx, cancel := context.WithTimeout(ctx, semanticCheckTimeout)
+	defer cancel()
+	if err := boot.Check(checkCtx); err != nil {
+		c.log.Debug("semantic leg not ready for this command", "err", err)
+	}
+	return &semantic{boot: boot, host: cfg.Host, model: cfg.Model, checked: true, stop: boot.CloseIdleConnections}, nil
+}
+
+// quietLog is the logger for a bootstrap: its warnings go to stderr only with -v, so an
+// absent Ollama does not fill an MCP client's log or a script's output.
+func (c *cli) quietLog() *slog.Logger {
+	if c.verbose {
+		return c.log
+	}
+	return slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: slog.LevelError}))
 }
 
 // options fills the engine's semantic options; s may be nil (semantic off).
 func (s *semantic) options(o engine.Options) engine.Options {
 	if s == nil {
-		o.SemanticState = func() string { return "off" }
+		o.SemanticState = func() string { return "off (ollama.enabled = false in the config)" }
 		return o
 	}
 	o.Embedder = modelboot.Retrieval{Boot: s.boot}
-	o.SemanticState = func() string { return s.boot.State().String() }
+	o.SemanticState = s.state
 	return o
+}
+
+// state is the semantic leg's state for results and stats. A long-lived process reports the
+// bootstrap's phase (the app shows it as it changes); a one-shot command, which will not
+// wait for it to change, says what the user can do about it.
+func (s *semantic) state() string {
+	st := s.boot.State()
+	if !s.checked {
+		return st.String()
+	}
+	switch {
+	case st.Phase == modelboot.PhaseReady && s.readyNote != "":
+		return s.readyNote
+	case st.Phase == modelboot.PhaseReady:
+		return "ready"
+	case st.Phase == modelboot.PhaseOffline:
+		return fmt.Sprintf("offline: Ollama is not reachable at %s (start it: ollama serve)", s.host)
+	case st.NotInstalled():
+		return fmt.Sprintf("off: the embedding model %s is not installed in Ollama at %s (run: ollama pull %s; or set ollama.model to a model you have)", s.model, s.host, s.model)
+	case st.Phase == modelboot.PhaseFailed:
+		return fmt.Sprintf("%s (check the model with: ollama show %s; or set ollama.model)", st, s.model)
+	default:
+		return fmt.Sprintf("%s: the model did not answer within %s; it may still be loading (run this again in a moment)", st, semanticCheckTimeout)
+	}
+}
+
+// withCheckedEngine opens the engine for a one-shot command that can use the semantic leg
+// (recall, stats, vectors-diagnose) after a bounded look at the model, and adds the stale
+// vector count to the leg's state: a ready model with vectors missing answers only for the
+// rest.
+func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) error) (err error) {
+	sem, err := c.checkSemantic(ctx)
+	if err != nil {
+		return err
+	}
+	if sem != nil {
+		defer sem.stop()
+	}
+	path, err := c.dbPath()
+	if err != nil {
+		return err
+	}
+	e, err := engine.Open(ctx, path, sem.options(c.engineOptions()))
+	if err != nil {
+		return err
+	}
+	c.noteNewDatabase(e)
+	defer func() {
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if sem != nil && sem.boot.State().Phase == modelboot.PhaseReady {
+		if d, derr := e.DiagnoseVectors(ctx); derr == nil && d.Stale > 0 {
+			sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all)",
+				d.Stale, d.Stale+d.Current)
+		}
+	}
+	return fn(e)
 }
 
 // waitReady waits up to semanticReadyWait for the model, and explains what to do when it
@@ -77,14 +175,22 @@ func (s *semantic) waitReady(ctx context.Context) error {
 	// An offline server is reported after a few retries rather than the full wait.
 	offlineGrace := time.NewTimer(3 * time.Second)
 	defer offlineGrace.Stop()
+	graceOver := false
 	for {
 		select {
 		case st := <-states:
 			if st.Phase == modelboot.PhaseReady {
 				return nil
 			}
+			if graceOver && (st.Phase == modelboot.PhaseOffline || st.Phase == modelboot.PhaseFailed) {
+				return s.notReady()
+			}
 		case <-offlineGrace.C:
-			if s.boot.State().Phase == modelboot.PhaseOffline {
+			graceOver = true
+			// Offline, or failed (a pull the registry refused, a model that cannot
+			// embed), for the first seconds: Run keeps retrying, but not in this command's
+			// time.
+			if p := s.boot.State().Phase; p == modelboot.PhaseOffline || p == modelboot.PhaseFailed {
 				return s.notReady()
 			}
 		case <-timeout.C:
@@ -101,7 +207,9 @@ func (s *semantic) notReady() error {
 	case modelboot.PhaseOffline:
 		return fmt.Errorf("Ollama is not reachable at %s: start it (ollama serve) and run this again", s.host)
 	case modelboot.PhasePulling:
-		return fmt.Errorf("the embedding model is still downloading (%s): run this again when `memdesk stats` shows semantic: ready", st)
+		return fmt.Errorf("the embedding model %s is still downloading (%s), and stops when this command does: run `ollama pull %s`, then this again", s.model, st, s.model)
+	case modelboot.PhaseFailed:
+		return fmt.Errorf("the embedding model %s cannot be used (semantic: %s): check it with `ollama pull %s` or set ollama.model to another embedding model, then run this again", s.model, st, s.model)
 	default:
 		return fmt.Errorf("the embedding model is not ready after %s (semantic: %s): run this again", semanticReadyWait, st)
 	}

@@ -433,7 +433,7 @@ func TestSaveRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# memdesk configuration", "keep_alive = \"1m30s\"", "# model = \"bge-m3\"", "fts = 3.0", "entity = 1.0"} {
+	for _, want := range []string{"# memdesk configuration", "keep_alive = \"1m30s\"", "# model = \"qwen3-embedding:0.6b\"", "fts = 3.0", "entity = 1.0"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("saved file does not contain %q:\n%s", want, data)
 		}
@@ -488,7 +488,7 @@ func TestEntries(t *testing.T) {
 	want := []Entry{
 		{"db_path", "", SourceDefault, "MEMDESK_DB"},
 		{"ollama.host", "http://gpu:11434", SourceEnv, "OLLAMA_HOST"},
-		{"ollama.model", "bge-m3", SourceDefault, "MEMDESK_OLLAMA_MODEL"},
+		{"ollama.model", "qwen3-embedding:0.6b", SourceDefault, "MEMDESK_OLLAMA_MODEL"},
 		{"ollama.keep_alive", "2h", SourceFlag, "MEMDESK_OLLAMA_KEEP_ALIVE"},
 		{"ollama.enabled", "true", SourceDefault, "MEMDESK_OLLAMA_ENABLED"},
 		{"recall.k", "25", SourceFile, "MEMDESK_RECALL_K"},

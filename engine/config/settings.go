@@ -68,7 +68,7 @@ type ImportConfig struct {
 // Default returns the built-in values, used wherever neither file, env nor flag says otherwise.
 func Default() Config {
 	return Config{
-		Ollama:  OllamaConfig{Host: "127.0.0.1:11434", Model: "bge-m3", KeepAlive: 5 * time.Minute, Enabled: true},
+		Ollama:  OllamaConfig{Host: "127.0.0.1:11434", Model: "qwen3-embedding:0.6b", KeepAlive: 5 * time.Minute, Enabled: true},
 		Recall:  RecallConfig{K: 10},
 		Floors:  FloorsConfig{MinEvidence: -1.4, HitEvidence: 0.5, FocusTerms: 3, FocusShare: 0.15, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
 		Weights: WeightsConfig{FTS: 1.0, Entity: 0.3, Semantic: 1.5},

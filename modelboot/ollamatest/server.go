@@ -140,6 +140,7 @@ type Server struct {
 	counts    map[string]int
 	lastEmbed EmbedCall
 	gen       int
+	serial    *runner // nil: every request computes at once
 
 	life   sync.Mutex // serialises Up, Down and Close
 	hs     *http.Server
@@ -383,6 +384,44 @@ func (s *Server) SetPullHook(hook func(step, steps int)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pullHook = hook
+}
+
+// SetSerial makes /api/embed compute inputs one at a time across all requests, in the order
+// they arrive, as Ollama's model runner does with OLLAMA_NUM_PARALLEL=1: a request's inputs
+// join the queue together when it arrives, so an input waits for every input that arrived
+// before it. hook, when set, is called with each input (as sent, prefix included) when its
+// turn comes, before it is computed, on the handler's goroutine; it may block to hold the
+// runner, and must return before Close. Requests already queued keep the runner they joined.
+func (s *Server) SetSerial(on bool, hook func(input string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.serial = nil
+	if on {
+		s.serial = newRunner(hook)
+	}
+}
+
+// Queue returns the inputs the serial runner holds, the one being computed first; nil when
+// the server is not serial.
+func (s *Server) Queue() []string {
+	s.mu.Lock()
+	r := s.serial
+	s.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return r.queue()
+}
+
+// Computed returns the inputs the serial runner computed, in order.
+func (s *Server) Computed() []string {
+	s.mu.Lock()
+	r := s.serial
+	s.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return r.done()
 }
 
 // Requests counts the requests made to path.
@@ -686,15 +725,26 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.lastEmbed = EmbedCall{Model: req.Model, Inputs: inputs, KeepAlive: req.KeepAlive, Truncate: req.Truncate}
 	m := s.installed[canonical(req.Model)]
-	reject, zero := s.reject, s.zero
+	reject, zero, serial := s.reject, s.zero, s.serial
 	s.mu.Unlock()
 	if m == nil {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
 		return
 	}
+	first, taken := 0, 0 // serial tickets: first, and how many inputs have had their turn
+	if serial != nil {
+		first = serial.enqueue(inputs)
+		defer func() { serial.abandon(first+taken, first+len(inputs)) }()
+	}
 	tokens := 0
 	embeddings := make([][]float32, len(inputs))
 	for i, in := range inputs {
+		if serial != nil {
+			if !serial.compute(r.Context(), first+i) {
+				return // the client gave up
+			}
+			taken++
+		}
 		for _, bad := range reject {
 			if bad != "" && strings.Contains(in, bad) {
 				writeError(w, http.StatusBadRequest, "embedding contains NaN or Inf values")

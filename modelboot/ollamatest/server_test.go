@@ -282,3 +282,58 @@ func TestZeroVectors(t *testing.T) {
 		t.Errorf("embeddings after zero (-want +got):\n%s", diff)
 	}
 }
+
+// TestSerial: inputs are computed one at a time in arrival order across requests, and a
+// request whose client gave up leaves the queue to the ones after it.
+func TestSerial(t *testing.T) {
+	srv := newServer(t, ollamatest.Model{Name: "tiny", Dims: 8})
+	c := client(t, srv)
+	held, release := make(chan struct{}), make(chan struct{})
+	srv.SetSerial(true, func(in string) {
+		if in == "a1" {
+			close(held)
+			<-release
+		}
+	})
+	waitQueue := func(want []string) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for !cmp.Equal(srv.Queue(), want) {
+			if time.Now().After(deadline) {
+				close(release)
+				t.Fatalf("Queue() = %q, want %q", srv.Queue(), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	embed := func(ctx context.Context, inputs ...string) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Embed(ctx, &api.EmbedRequest{Model: "tiny", Input: inputs})
+			done <- err
+		}()
+		return done
+	}
+	a := embed(t.Context(), "a1", "a2")
+	<-held
+	gone, cancel := context.WithCancel(t.Context())
+	b := embed(gone, "b1", "b2")
+	waitQueue([]string{"a1", "a2", "b1", "b2"})
+	cancel()
+	if err := <-b; err == nil {
+		t.Error("the cancelled request answered")
+	}
+	waitQueue([]string{"a1", "a2"})
+	cc := embed(t.Context(), "c1")
+	waitQueue([]string{"a1", "a2", "c1"})
+	close(release)
+	if err := <-a; err != nil {
+		t.Errorf("first request: %v", err)
+	}
+	if err := <-cc; err != nil {
+		t.Errorf("request after the cancelled one: %v", err)
+	}
+	if got, want := srv.Computed(), []string{"a1", "a2", "c1"}; !cmp.Equal(got, want) {
+		t.Errorf("Computed() = %q, want %q", got, want)
+	}
+}
