@@ -321,3 +321,9 @@ func (c calibration) explain() string {
 	}
 	return fmt.Sprintf("the model told %d of %d paraphrases from unrelated sentences, short of %d: it can add answers after the word and name matches, never reorder them", told, pairs, int(math.Ceil(leadStrength*float64(pairs))))
 }
+
+// inputs lists what the role was decided from.
+func (c calibration) inputs() string {
+	return fmt.Sprintf("measured %s on %s: unrelated sentences up to cosine %.3f (mean %.3f, sd %.3f), paraphrases median %.3f, strength %.2f (lead from %.2f), %.0f%% of the probe texts embedded (lead from %.0f%%)",
+		c.Measured.Format("2006-01-02 15:04"), c.Probes, c.Noise, c.NoiseMean, c.NoiseSD, c.Paraphrase, c.Strength, leadStrength, 100*c.Coverage, 100*leadCoverage)
+}

@@ -405,6 +405,11 @@ func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResu
 		fmt.Sprintf("%d current (%d of them embed to zero: no semantic evidence), %d stale (%d made in another vector space, %d of those legacy), %d orphaned",
 			d.Current, d.Zero, d.Stale, d.SpaceStale, d.Legacy, d.Orphans),
 	}
+	if c, ok := e.calibrationOf(ctx, d.Fingerprint, oneShotCalibrationWait); ok {
+		res.Details = append(res.Details, "semantic role: "+c.Role()+", because "+c.explain(), c.inputs())
+	} else {
+		res.Details = append(res.Details, "semantic role: not known yet: the model's calibration probes did not embed (it is measured again on the next recall)")
+	}
 	if !res.OK {
 		res.Details = append(res.Details, "run `memdesk admin vectors-fix` to re-embed and evict")
 	}

@@ -710,6 +710,11 @@ func TestCalibrationIsStoredPerSpace(t *testing.T) {
 	if st, err := e.Stats(context.Background()); err != nil || st.SemanticRole != "leading" || !strings.Contains(st.RoleWhy, "told 24 of 24") {
 		t.Errorf("Stats = %+v, %v; want role leading and why it leads", st, err)
 	}
+	diag, err := e.Admin(context.Background(), AdminRequest{Action: "vectors-diagnose"})
+	if details := strings.Join(diag.Details, "\n"); err != nil || !strings.Contains(details, "semantic role: leading") ||
+		!strings.Contains(details, "strength 1.00 (lead from 0.75)") {
+		t.Errorf("vectors-diagnose = %q, %v; want the role and what it was decided from", details, err)
+	}
 	e.Close()
 
 	second := newFakeEmbedder("fake/stored@1/128", vecs)
