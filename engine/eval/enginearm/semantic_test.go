@@ -66,7 +66,7 @@ func simulatedModel(t *testing.T, ds *eval.Dataset, quality float64) engine.Opti
 	return engine.Options{Embedder: modelboot.Retrieval{Boot: boot}, SemanticState: func() string { return boot.State().String() }}
 }
 
-// semanticArm loads ds into a fresh engine (with opts' embedder, if any, every text
+// semanticArm loads ds into a fresh engine with the entity leg (and with opts' embedder, if any, every text
 // embedded before the first query) and runs its queries; meaningOnly asks the model alone.
 func semanticArm(t *testing.T, ds *eval.Dataset, scope eval.Scope, opts engine.Options, meaningOnly bool) eval.Metrics {
 	t.Helper()

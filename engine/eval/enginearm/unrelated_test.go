@@ -1,7 +1,6 @@
 package enginearm
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,7 +13,6 @@ import (
 // queries of unrelatedDir as unrelated ones (at most limit; 0: all) and runs every query.
 func unrelatedRun(t *testing.T, dir, unrelatedDir string, limit int, scope eval.Scope) eval.Metrics {
 	t.Helper()
-	ctx := context.Background()
 	ds, err := eval.LoadBEIR(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -27,27 +25,11 @@ func unrelatedRun(t *testing.T, dir, unrelatedDir string, limit int, scope eval.
 		unrelated = unrelated[:limit]
 	}
 	ds.AddUnrelated(unrelated, scope)
-	x, err := sharedExtractor()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(ctx, filepath.Join(t.TempDir(), "eval.db"), engine.Options{Entities: x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	r, _, err := Load(ctx, e, ds.Docs, LoadOptions{As: AsMemory, Scope: scope})
-	if err != nil {
-		t.Fatal(err)
-	}
-	arm, err := eval.Run(ctx, ds, r, eval.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if arm.Metrics.EmptyRateUnrelated == nil {
+	m := semanticArm(t, ds, scope, engine.Options{}, false)
+	if m.EmptyRateUnrelated == nil {
 		t.Fatal("no unrelated queries were asked")
 	}
-	return arm.Metrics
+	return m
 }
 
 // TestUnrelatedQuestionsPerUser is the unrelated-question check of testdata/unrelated (see
