@@ -202,8 +202,23 @@ func spaceVectors(kind, and string) string {
 		WHERE v.owner_kind = 'fact' AND o.status = 'active' AND o.space = ? AND ` + validVector + ` AND v.dims > 0` + and
 }
 
-// ScanVectorsForSpace calls fn, in owner id order, with each vector of an active owner of
-// kind in space made in fingerprint, and returns the mark the read is consistent with. vec
+// spaceVectorsScan reads a whole space's vectors starting from the space's owners, so its
+// cost follows the space's size, not the store's: left to itself the planner walks every
+// vector of the fingerprint (its index) and joins the owners, which for a store of many small
+// spaces (a per-user or per-question layout) reads the whole table on each space's first
+// query. CROSS JOIN fixes the order; no ORDER BY, which would sort the blobs.
+func spaceVectorsScan(kind string) string {
+	if kind == KindChunk {
+		return `SELECT o.id, v.vec FROM documents d CROSS JOIN chunks o ON o.doc_id = d.id
+			CROSS JOIN vectors v ON v.owner_kind = 'chunk' AND v.owner_id = o.id
+			WHERE d.space = ? AND ` + validVector + ` AND v.dims > 0`
+	}
+	return `SELECT o.id, v.vec FROM facts o CROSS JOIN vectors v ON v.owner_kind = 'fact' AND v.owner_id = o.id
+		WHERE o.status = 'active' AND o.space = ? AND ` + validVector + ` AND v.dims > 0`
+}
+
+// ScanVectorsForSpace calls fn, in no particular order, with each vector of an active owner
+// of kind in space made in fingerprint, and returns the mark the read is consistent with. vec
 // is only valid during the call (it is reused): a caller that keeps it copies it. Reading
 // row by row, a space of 100k vectors never exists twice in memory.
 func (s *Store) ScanVectorsForSpace(ctx context.Context, kind, space, fingerprint string, fn func(id int64, vec []float32)) (VectorMark, error) {
@@ -213,7 +228,7 @@ func (s *Store) ScanVectorsForSpace(ctx context.Context, kind, space, fingerprin
 		if mark, err = vectorMark(ctx, tx, kind); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, wholeScan+spaceVectors(kind, ` ORDER BY v.owner_id`), space, fingerprint)
+		rows, err := tx.QueryContext(ctx, wholeScan+spaceVectorsScan(kind), space, fingerprint)
 		if err != nil {
 			return err
 		}
