@@ -43,6 +43,10 @@ type Model struct {
 	shingles map[uint64]int32
 	groups   []string
 	groupOf  map[string]int32
+	// byText maps a document's whole normalized text to its group: copies of one text under
+	// other ids (LongMemEval's haystacks share sessions) are one document, or a query
+	// pointing at the second copy would miss the first one's direction.
+	byText map[uint64]int32
 	// queries maps a query's normalized text to its relevant documents' groups and grades;
 	// queryShingles finds a query whose text the engine cut (its time words, say).
 	queries       map[string][]weighted
@@ -61,7 +65,7 @@ func New(cfg Config) *Model {
 	}
 	cfg.Quality = min(max(cfg.Quality, 0), 1)
 	cfg.Baseline = min(max(cfg.Baseline, 0), 0.99)
-	return &Model{cfg: cfg, shingles: map[uint64]int32{}, groupOf: map[string]int32{},
+	return &Model{cfg: cfg, shingles: map[uint64]int32{}, groupOf: map[string]int32{}, byText: map[uint64]int32{},
 		queries: map[string][]weighted{}, queryShingles: map[uint64]string{}}
 }
 
@@ -79,8 +83,17 @@ const (
 func (m *Model) AddDocument(id, text string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	norm := normalize(text)
+	whole := hashRunes(norm)
+	if g, ok := m.byText[whole]; ok {
+		if _, known := m.groupOf[id]; !known {
+			m.groupOf[id] = g
+		}
+		return
+	}
 	g := m.group(id)
-	all := windows(normalize(text))
+	m.byText[whole] = g
+	all := windows(norm)
 	for _, h := range all {
 		if h%shingleKeep == 0 || len(all) < shortWindows {
 			if _, taken := m.shingles[h]; !taken {

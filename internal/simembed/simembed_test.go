@@ -58,3 +58,14 @@ func TestNoiseModelKnowsNothing(t *testing.T) {
 		t.Errorf("noise model: cos(query, relevant) = %.3f, want the baseline 0.3", got)
 	}
 }
+
+func TestCopiesOfOneTextAreOneDocument(t *testing.T) {
+	m := New(Config{Dims: 256, Quality: 0.9, Baseline: 0.3})
+	text := "We went hiking in the Dolomites for a week last August and stayed in mountain huts."
+	m.AddDocument("q1/d1", text)
+	m.AddDocument("q2/d7", text) // the same session in another question's haystack
+	m.AddQuery("Where did I go hiking?", map[string]float64{"q2/d7": 1})
+	if got := cos(m.Embed("Where did I go hiking?"), m.Embed(text)); got < 0.9 {
+		t.Errorf("cos(query, its relevant copy) = %.3f, want near 0.93", got)
+	}
+}
