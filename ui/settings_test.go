@@ -118,3 +118,23 @@ func TestPreferencesRememberScreenAndSize(t *testing.T) {
 		t.Errorf("size on reopening = %v, want %v", got, want)
 	}
 }
+
+// TestSettingsSaysTheSemanticRole: the database section says which role the embedding
+// model earned and why, in the engine's words, and says nothing of a role while there is none.
+func TestSettingsSaysTheSemanticRole(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	s := h.u.settings
+	// The screen's own first load lands first, so it cannot overwrite what is checked here.
+	h.waitFor("the database stats", func() bool { return strings.HasPrefix(s.stats.Text, "0 active memories") })
+	st := engine.Stats{FactsActive: 3, SemanticRole: "supporting",
+		RoleWhy: "the model embeds only 50% of the test sentences (one of the two languages comes out empty)"}
+	s.showStats(st, nil)
+	if want := "Semantic leg: supporting, because the model embeds only 50%"; !strings.Contains(s.stats.Text, want) {
+		t.Errorf("stats = %q, want it to say %q", s.stats.Text, want)
+	}
+	st.SemanticRole, st.RoleWhy = "", ""
+	s.showStats(st, nil)
+	if strings.Contains(s.stats.Text, "Semantic leg") {
+		t.Errorf("stats = %q: no role to show, yet it names one", s.stats.Text)
+	}
+}
