@@ -73,12 +73,16 @@ func (s *syncSwitch) toggled(on bool) {
 	d.Show()
 }
 
-// watch starts keeping root in sync. Call it from the UI goroutine.
-func (s *syncSwitch) watch(root string) {
+// watch starts keeping root in sync with the space the window is in. Call it from the UI
+// goroutine.
+func (s *syncSwitch) watch(root string) { s.watchIn(root, s.space()) }
+
+// watchIn starts keeping root in sync with space. Call it from the UI goroutine.
+func (s *syncSwitch) watchIn(root, space string) {
 	s.unwatch()
 	s.root = root
 	s.folder.SetText(display.Line(root))
-	req := engine.WatchRequest{Root: root, Space: s.space(),
+	req := engine.WatchRequest{Root: root, Space: space,
 		Events: func(engine.WatchEvent) { s.t.do(s.changed) }}
 	// The folder is forgotten only after its watch has ended, so a watch just starting
 	// cannot record it again; a window that closes leaves it recorded.

@@ -43,6 +43,9 @@ type knowledgeScreen struct {
 	gen          int
 	cancelImport context.CancelFunc // non-nil while an import runs
 	sync         *syncSwitch        // nil when the backend cannot watch folders
+	// resumed says the first list was read and a folder recorded as kept in sync, if any,
+	// is being kept in sync again.
+	resumed bool
 	// openDoc shows a document's chunks; the app sets it to its document view.
 	openDoc func(engine.DocumentView)
 }
@@ -314,8 +317,28 @@ func (k *knowledgeScreen) reload() {
 			}
 			k.docs = res.Documents
 			k.regroup()
+			k.resumeWatch(res.Watched)
 		})
 	})
+}
+
+// resumeWatch keeps the folder that was kept in sync when the window last closed in sync
+// again, once, on the first list: the switch was on, so it should still be. The switch
+// follows one folder; more recorded ones are named, not dropped (the CLI's `kb watch`
+// follows them all). Call it from the UI goroutine.
+func (k *knowledgeScreen) resumeWatch(watched []engine.WatchedFolder) {
+	if k.resumed || k.sync == nil {
+		return
+	}
+	k.resumed = true
+	if len(watched) == 0 || k.sync.stop != nil {
+		return
+	}
+	k.sync.watchIn(watched[0].Root, watched[0].Space)
+	if len(watched) > 1 {
+		k.banner.show(widget.MediumImportance, fmt.Sprintf("Keeping %s in sync again. %s also recorded as kept in sync; the window follows one folder at a time, `memdesk kb watch` follows them all.",
+			display.Line(watched[0].Root), plural(len(watched)-1, "other folder is", "other folders are")), "", nil)
+	}
 }
 
 func (k *knowledgeScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {

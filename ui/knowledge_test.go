@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
@@ -175,6 +176,36 @@ func TestKnowledgeKeepFolderInSync(t *testing.T) {
 	if k.sync.stop != nil {
 		t.Error("still watching after the switch was turned off")
 	}
+}
+
+// TestKnowledgeResumesTheFolderKeptInSync: a folder kept in sync when the window last closed
+// is kept in sync again when it opens: the switch is on, names the folder, and a file saved
+// there is imported.
+func TestKnowledgeResumesTheFolderKeptInSync(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	dir := t.TempDir()
+	// A watch that ran and ended (the window closed) leaves its folder recorded.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.eng.Watch(ctx, engine.WatchRequest{Root: dir, Ready: cancel}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the first watch did not start within a minute")
+	}
+	h.start()
+	k := h.u.knowledge
+	h.waitFor("the recorded folder kept in sync again", func() bool { return k.sync.stop != nil })
+	if !k.sync.check.Checked || !strings.Contains(k.sync.folder.Text, filepath.Base(dir)) {
+		t.Errorf("switch checked %v, folder %q; want it on and naming %s", k.sync.check.Checked, k.sync.folder.Text, dir)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "resumed.md"), []byte("# Resumed\n\nThe tapir roster.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the file saved after the restart in the list", func() bool { return len(k.docs) == 1 })
 }
 
 // TestKnowledgeImportListsSkipped checks that the import summary leads to every file left
