@@ -90,10 +90,29 @@ func (c calibration) Role() string {
 }
 
 // calibrations caches each space's calibration and runs at most one measurement per space.
+// The zero value works; close stops the measurements and waits for them, so none writes to
+// a closed store.
 type calibrations struct {
 	mu       sync.Mutex
 	known    map[string]calibration
 	inflight map[string]chan struct{}
+	// stop ends every measurement's context (made with the first one); closed refuses new
+	// ones; running counts those in flight.
+	stop    context.CancelFunc
+	life    context.Context
+	closed  bool
+	running sync.WaitGroup
+}
+
+// close stops the measurements in flight and waits for them.
+func (x *calibrations) close() {
+	x.mu.Lock()
+	x.closed = true
+	if x.stop != nil {
+		x.stop()
+	}
+	x.mu.Unlock()
+	x.running.Wait()
 }
 
 // calibrationOf returns the calibration of space fp: from memory, from the database, or
@@ -109,12 +128,20 @@ func (e *Engine) calibrationOf(ctx context.Context, fp string, wait time.Duratio
 	}
 	done, running := x.inflight[fp]
 	if !running {
+		if x.closed {
+			x.mu.Unlock()
+			return calibration{}, false
+		}
+		if x.life == nil {
+			x.life, x.stop = context.WithCancel(context.Background())
+		}
 		done = make(chan struct{})
 		if x.inflight == nil {
 			x.inflight = map[string]chan struct{}{}
 		}
 		x.inflight[fp] = done
-		go e.measureSpace(fp, done)
+		x.running.Add(1)
+		go e.measureSpace(x.life, fp, done)
 	}
 	x.mu.Unlock()
 	if wait > 0 {
@@ -133,16 +160,18 @@ func (e *Engine) calibrationOf(ctx context.Context, fp string, wait time.Duratio
 }
 
 // measureSpace reads space fp's stored calibration or measures and stores it, then closes
-// done. A failed measurement is forgotten, so the next query tries again.
-func (e *Engine) measureSpace(fp string, done chan struct{}) {
+// done. A failed measurement is forgotten, so the next query tries again. life ends when the
+// engine closes.
+func (e *Engine) measureSpace(life context.Context, fp string, done chan struct{}) {
 	x := &e.calib
+	defer x.running.Done()
 	defer func() {
 		x.mu.Lock()
 		delete(x.inflight, fp)
 		x.mu.Unlock()
 		close(done)
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), calibrationTimeout)
+	ctx, cancel := context.WithTimeout(life, calibrationTimeout)
 	defer cancel()
 	c, ok := e.storedCalibration(ctx, fp)
 	if !ok {

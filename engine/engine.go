@@ -180,8 +180,10 @@ func indexWords(text string) string {
 
 // Close releases the database.
 func (e *Engine) Close() error {
-	// The semantic index may be catching up in the background: it reads the store.
+	// The semantic index may be catching up in the background, and a model being measured:
+	// both read the store, and a measurement writes it.
 	e.vectors.close()
+	e.calib.close()
 	// PDFium holds no data of the user's, so failing to close it is only logged: the
 	// database's error is the one that matters.
 	if err := e.parser.Close(); err != nil {

@@ -783,3 +783,24 @@ func TestRecallNeverWaitsForTheMeasurement(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+// TestCloseEndsAMeasurement: closing the engine stops a model measurement in flight and
+// waits for it, so it never writes to the closed store.
+func TestCloseEndsAMeasurement(t *testing.T) {
+	gated := &gatedEmbedder{fakeEmbedder: newFakeEmbedder("fake/gated@1/4", semanticVectors()), open: make(chan struct{})}
+	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "memdesk.db"), Options{Embedder: gated, SemanticState: gated.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.calibrationOf(context.Background(), e.fingerprint(), 0); ok {
+		t.Fatal("measured although the probes are held back")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.calib.mu.Lock()
+	defer e.calib.mu.Unlock()
+	if len(e.calib.inflight) != 0 {
+		t.Errorf("a measurement is still in flight after Close: %v", e.calib.inflight)
+	}
+}
