@@ -293,11 +293,17 @@ func (c *cli) pdfCacheDir() string {
 }
 
 func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {
+	return c.openEngineWith(ctx, c.engineOptions())
+}
+
+// openEngineWith opens the configured database with opts (the engine options, with the
+// semantic leg's where a command uses it) and says so when it was just created.
+func (c *cli) openEngineWith(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
 	path, err := c.dbPath()
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Open(ctx, path, c.engineOptions())
+	e, err := engine.Open(ctx, path, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -139,15 +139,10 @@ func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) err
 	if sem != nil {
 		defer sem.stop()
 	}
-	path, err := c.dbPath()
+	e, err := c.openEngineWith(ctx, sem.options(c.engineOptions()))
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(ctx, path, sem.options(c.engineOptions()))
-	if err != nil {
-		return err
-	}
-	c.noteNewDatabase(e)
 	defer func() {
 		if cerr := e.Close(); err == nil {
 			err = cerr
@@ -227,17 +222,11 @@ func (c *cli) openSemanticEngine(ctx context.Context) (*engine.Engine, func() er
 			sem.stop()
 		}
 	}
-	path, err := c.dbPath()
+	e, err := c.openEngineWith(ctx, sem.options(c.engineOptions()))
 	if err != nil {
 		stopSem()
 		return nil, nil, err
 	}
-	e, err := engine.Open(ctx, path, sem.options(c.engineOptions()))
-	if err != nil {
-		stopSem()
-		return nil, nil, err
-	}
-	c.noteNewDatabase(e)
 	closeAll := func() error {
 		err := e.Close()
 		stopSem()
@@ -259,15 +248,10 @@ func (c *cli) withVectorsEngine(ctx context.Context, fn func(*engine.Engine) err
 	if err := sem.waitReady(ctx); err != nil {
 		return err
 	}
-	path, err := c.dbPath()
+	e, err := c.openEngineWith(ctx, sem.options(c.engineOptions()))
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(ctx, path, sem.options(c.engineOptions()))
-	if err != nil {
-		return err
-	}
-	c.noteNewDatabase(e)
 	defer func() {
 		if cerr := e.Close(); err == nil {
 			err = cerr
