@@ -361,9 +361,10 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	for i, src := range sources {
 		se := weighed[i]
 		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
-		var leadSD, leadMean, leadRef float64
+		var leadSD, leadMean, leadRef, chance float64
 		if q.Model.Leading && floors.MinSemanticSimilarity > 0 {
 			semFloor, leadSD = leadingFloor(q.Model, src.N, src.SemanticStats)
+			chance = semFloor
 			leadMean = chanceMean(semFloor, leadSD, src.N)
 			// A find's score is its margin over the unrelated texts' mean, divided by the
 			// best find's when the model itself answered here, or else by the margin of a
@@ -458,8 +459,10 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			}
 			if cos, ok := src.Semantic[f.key]; ok && cos >= semFloor {
 				h.Legs.Semantic = cos
-				if q.Model.Leading && leadSD > 0 {
-					h.SemanticLead = (cos - semFloor) / leadSD
+				// Measured from the chance level itself, not from the slack below it: a near
+				// find that joined an answer is not "above chance".
+				if q.Model.Leading && leadSD > 0 && cos > chance {
+					h.SemanticLead = (cos - chance) / leadSD
 				}
 			}
 			all = append(all, h)

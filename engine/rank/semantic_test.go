@@ -123,6 +123,11 @@ func TestAnsweredQueryKeepsTheModelsNearFinds(t *testing.T) {
 			if len(got) != tc.want {
 				t.Fatalf("hits = %v, want %d", keysOf(got), tc.want)
 			}
+			for _, h := range got {
+				if h.Key.ID == 2 && h.SemanticLead != 0 {
+					t.Errorf("the near find below the chance level says it is %.1f sd above it", h.SemanticLead)
+				}
+			}
 			if tc.words != nil && got[0].Key.ID != 1 {
 				t.Errorf("hits = %v: the lexical answer (1) must lead a near-chance semantic find", keysOf(got))
 			}
