@@ -236,7 +236,9 @@ func processSockets(t *testing.T, pid int) (sockets []socketInfo, others map[int
 
 // isListener reports a socket that accepts connections or datagrams from others: a TCP
 // socket in LISTEN, any UDP, raw or packet socket, a unix socket with __SO_ACCEPTCON, and
-// (to be safe) a socket found in no table. Netlink sockets talk to the kernel only.
+// (to be safe) a socket found in no table. Netlink sockets talk to the kernel only. A
+// socket found in no table is also what an outbound dial holds between socket() and
+// connect(), so the caller judges those by whether they last (see unknownLasting).
 func isListener(s socketInfo) bool {
 	switch s.Proto {
 	case "tcp", "tcp6":
@@ -307,6 +309,11 @@ func TestSecurityMCPNoListener(t *testing.T) {
 	}
 
 	seen := map[socketInfo]bool{}
+	// A socket in no table is judged by how long it lasts: a dial to the closed Ollama port
+	// holds one for the microseconds between socket() and connect(), which a sample can
+	// catch (CI did, once); a listener of a kind the tables miss is there sample after sample.
+	const unknownLasting = 3
+	unknownRun := map[socketInfo]int{}
 	for range 10 {
 		sockets, others := processSockets(t, cmd.Process.Pid)
 		for fd := range 3 {
@@ -314,12 +321,19 @@ func TestSecurityMCPNoListener(t *testing.T) {
 				t.Errorf("fd %d is %q, want a pipe: stdio only", fd, others[fd])
 			}
 		}
+		run := map[socketInfo]int{}
 		for _, s := range sockets {
-			if isListener(s) && !seen[s] {
+			if s.Proto == "unknown" {
+				run[s] = unknownRun[s] + 1
+				if run[s] == unknownLasting {
+					t.Errorf("memdesk mcp holds a socket found in no table for %d samples: %+v", unknownLasting, s)
+				}
+			} else if isListener(s) && !seen[s] {
 				t.Errorf("memdesk mcp holds a listening socket: %+v", s)
 			}
 			seen[s] = true
 		}
+		unknownRun = run
 		time.Sleep(100 * time.Millisecond)
 	}
 	var outbound []string
