@@ -276,7 +276,7 @@ func hostileImportWants(unreadable bool) map[string]importWant {
 		"ping.md":             {ImportSkipped, "too many levels of symbolic links"},
 		"pong.md":             {ImportSkipped, "too many levels of symbolic links"},
 		"gone.md":             {ImportSkipped, "no such file or directory"},
-		"report.docx":         {ImportSkipped, "compressed archive (zip): not imported"},
+		"report.docx":         {ImportSkipped, "is not a readable Word document (zip: not a valid zip file)"},
 		"queries.list":        {ImportAdded, ""},
 		"escapes.list":        {ImportAdded, ""},
 		"injection.list":      {ImportAdded, ""},

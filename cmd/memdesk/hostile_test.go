@@ -145,7 +145,7 @@ func hostileOutcomes(unreadable bool) map[string]fileOutcome {
 		"ping.md":             {"skipped", "too many levels of symbolic links"},
 		"pong.md":             {"skipped", "too many levels of symbolic links"},
 		"gone.md":             {"skipped", "no such file or directory"},
-		"report.docx":         {"skipped", "compressed archive (zip): not imported"},
+		"report.docx":         {"skipped", "is not a readable Word document (zip: not a valid zip file)"},
 		"queries.list":        {"added", ""},
 		"escapes.list":        {"added", ""},
 		"injection.list":      {"added", ""},

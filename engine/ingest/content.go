@@ -34,7 +34,7 @@ func formatByName(path string) string {
 }
 
 // DetectFormat decides how to read a file from its name and its first bytes (a few KB
-// suffice): "markdown", "html", "pdf" or "text". The content decides, so an extension-less
+// suffice): "markdown", "html", "pdf", "docx", "odt", "epub" or "text". The content decides, so an extension-less
 // README, a .rst or a .go file is text, while a .txt that is really a ZIP is refused with
 // ErrBinary and a reason that names what it is ("compressed archive (zip): not imported").
 // An extension only chooses among parsers for text: a .md file is Markdown, not plain text.
@@ -54,7 +54,18 @@ func DetectFormat(path string, head []byte) (string, error) {
 			return orText(byName), nil // UTF-16 and UTF-32 text is full of NUL bytes
 		}
 	}
+	if _, _, ok := utf16WithoutBOM(head); ok {
+		return orText(byName), nil
+	}
 	m := mimetype.Detect(head)
+	if m.Is("application/zip") || hasArchiveParent(m) && m.Parent().Is("application/zip") {
+		// A ZIP is a Word, OpenDocument or EPUB file by its own MIME type, or by its name when
+		// the members that tell are past the bytes looked at; that reader says best what is
+		// wrong with a damaged one.
+		if f := containerFormat(m.String(), path); f != "" {
+			return f, nil
+		}
+	}
 	switch {
 	case m.Is("application/pdf"):
 		return "pdf", nil
@@ -63,6 +74,9 @@ func DetectFormat(path string, head []byte) (string, error) {
 		// or .txt that opens with <script> or <p> is kept as the text it is.
 		if byName == "" && filepath.Ext(path) == "" && m.Is("text/html") {
 			return "html", nil
+		}
+		if byName == "" && filepath.Ext(path) == "" && looksMarkdown(head) {
+			return "markdown", nil
 		}
 		return orText(byName), nil
 	case isContainer(m) || (!m.Is("application/octet-stream") && looksBinary(head)):
@@ -123,7 +137,7 @@ func describeBinary(m *mimetype.MIME) string {
 		what = "video"
 	}
 	if hasArchiveParent(m) {
-		// docx, xlsx, epub, jar: ZIP files with a format of their own.
+		// xlsx, pptx, jar: ZIP files with a format of their own that memdesk does not read.
 		return fmt.Sprintf("%s (%s): not imported; save it as PDF or text to import it", what, kind)
 	}
 	return fmt.Sprintf("%s (%s): not imported", what, kind)
@@ -156,4 +170,50 @@ func looksBinary(data []byte) bool {
 		}
 	}
 	return controls*10 > len(head)
+}
+
+// looksMarkdown reports a text without an extension (README, CHANGELOG, NOTES) written in
+// Markdown, so its headings become sections. A setext heading (a line of = or - under a
+// line of text) says so alone: that is how plain-text READMEs have always underlined their
+// titles, and reading them as Markdown is right. "# " also starts every comment in a shell
+// script, Makefile or config file, so an ATX heading counts only with a blank line after it,
+// as Markdown writers leave and comment blocks do not, and only with another sign of
+// Markdown: a fenced code block, a [link](url), **bold**, or headings of two levels. A file
+// that starts with "#!" is a script.
+func looksMarkdown(head []byte) bool {
+	text := string(head)
+	if strings.HasPrefix(text, "#!") {
+		return false
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var setext, atx, other int
+	levels := map[int]bool{}
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		prev := ""
+		if i > 0 {
+			prev = lines[i-1]
+		}
+		underlines := strings.TrimSpace(prev) != "" && !strings.HasPrefix(prev, " ") && !strings.HasPrefix(prev, "#")
+		switch {
+		case len(trimmed) >= 3 && strings.Trim(trimmed, "=") == "" && underlines:
+			setext++
+		case len(trimmed) >= 3 && strings.Trim(trimmed, "-") == "" && underlines && !strings.ContainsAny(prev, "|+"):
+			setext++
+		case isATXLine(line) && len(strings.TrimLeft(trimmed, "#")) > 1:
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
+				atx++
+				levels[len(trimmed)-len(strings.TrimLeft(trimmed, "#"))] = true
+			}
+		case strings.HasPrefix(trimmed, "```"):
+			other++
+		}
+		if strings.Contains(line, "](") || strings.Count(line, "**") >= 2 {
+			other++
+		}
+	}
+	if len(levels) >= 2 {
+		other++
+	}
+	return setext > 0 || atx > 0 && other > 0
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	stdunicode "unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/saintfish/chardet"
@@ -67,6 +69,9 @@ func decodeBytes(data []byte, isHTML bool) (string, string) {
 		if bytes.HasPrefix(data, bom.mark) {
 			return decodeWith(bom.enc, data[len(bom.mark):]), bom.name
 		}
+	}
+	if enc, name, ok := utf16WithoutBOM(data); ok {
+		return decodeWith(enc, data), name
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if utf8.Valid(data) {
@@ -213,4 +218,70 @@ func metaCharset(data []byte) (encoding.Encoding, string) {
 			}
 		}
 	}
+}
+
+// utf16WithoutBOM recognises UTF-16 text saved without a byte order mark. Only bytes with a
+// NUL among them are considered: 8-bit text never has one, while UTF-16 puts one in every
+// ASCII character and line end. A byte order fits when its high bytes hold NULs (at least one
+// unit in 64: the line ends and spaces of Chinese prose) and the first 8 KB decode to text a
+// person wrote: spaces or line ends, and no unpaired surrogate, private-use or control
+// character other than tab and line ends. Binary data fails within a few hundred bytes (one
+// random 16-bit unit in 32 is a surrogate). The order with more NULs in its high bytes is
+// tried first; Chinese text has NUL low bytes too (一 is U+4E00). A CJK file without a single
+// ASCII character or line end has no NUL and is not recognised; it is rare, since Windows
+// writes a BOM.
+func utf16WithoutBOM(data []byte) (encoding.Encoding, string, bool) {
+	sample := data[:min(len(data), 8<<10)&^1]
+	if len(sample) < 8 || bytes.IndexByte(sample, 0) < 0 {
+		return nil, "", false
+	}
+	var zeros [2]int // NULs at even and odd offsets: the high bytes of LE and BE units
+	for i, b := range sample {
+		if b == 0 {
+			zeros[i%2]++
+		}
+	}
+	orders := []bool{true, false} // little endian: high bytes at odd offsets
+	if zeros[0] > zeros[1] {
+		orders = []bool{false, true}
+	}
+	for _, little := range orders {
+		high := zeros[0]
+		if little {
+			high = zeros[1]
+		}
+		if high*64 < len(sample)/2 || !plausibleUTF16(sample, little) {
+			continue
+		}
+		if little {
+			return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "UTF-16LE (no byte order mark)", true
+		}
+		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "UTF-16BE (no byte order mark)", true
+	}
+	return nil, "", false
+}
+
+// plausibleUTF16 reports whether sample, read as UTF-16 in the given order, is text.
+func plausibleUTF16(sample []byte, little bool) bool {
+	units := make([]uint16, len(sample)/2)
+	for i := range units {
+		lo, hi := sample[2*i], sample[2*i+1]
+		if !little {
+			lo, hi = hi, lo
+		}
+		units[i] = uint16(lo) | uint16(hi)<<8
+	}
+	if n := len(units); units[n-1] >= 0xD800 && units[n-1] < 0xDC00 {
+		units = units[:n-1] // the sample cut a surrogate pair in two
+	}
+	spaced := false
+	for _, r := range utf16.Decode(units) {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f':
+			spaced = true
+		case r == utf8.RuneError, !stdunicode.IsPrint(r) && !stdunicode.IsSpace(r):
+			return false
+		}
+	}
+	return spaced // "text\x00more" read as UTF-16 has no space or line end
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,6 +56,9 @@ func TestDecodeText(t *testing.T) {
 		{name: "euc-kr", data: encode(t, korean.EUCKR, eucKRText), want: "한국어로", wantEnc: "EUC-KR", wantLine: 3},
 		{name: "utf-16le with byte order mark", data: encode(t, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), "first\nsecond 中文\n"), want: "second 中文", wantEnc: "UTF-16LE", wantLine: 2},
 		{name: "utf-16be with byte order mark", data: encode(t, unicode.UTF16(unicode.BigEndian, unicode.UseBOM), "first\nsecond\n"), want: "second", wantEnc: "UTF-16BE", wantLine: 2},
+		{name: "utf-16le without byte order mark", data: encode(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "first line\nsecond 中文 line\n"), want: "second 中文", wantEnc: "UTF-16LE (no byte order mark)", wantLine: 2},
+		{name: "utf-16be without byte order mark", data: encode(t, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "first\nsecond\n"), want: "second", wantEnc: "UTF-16BE (no byte order mark)", wantLine: 2},
+		{name: "chinese utf-16le without byte order mark", data: encode(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), strings.Repeat("老王喜欢简约风格，一直如此。\n", 40)), want: "简约风格", wantEnc: "UTF-16LE (no byte order mark)", wantLine: 1},
 		{name: "html meta charset", html: true,
 			data: encode(t, charmap.Windows1252, `<html><head><meta charset="windows-1252"><title>Menu</title></head><body><p>Crème brûlée</p></body></html>`),
 			want: "Crème brûlée", wantEnc: "windows-1252", wantLine: 1},
@@ -97,8 +101,19 @@ func TestDecodeTextLongFile(t *testing.T) {
 }
 
 func TestDecodeTextRefusesNUL(t *testing.T) {
-	if _, _, err := DecodeText([]byte("text\x00more"), false); err == nil {
-		t.Error("DecodeText of text with a NUL byte succeeded, want ErrBinary")
+	elf, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06\x00\x00\x00\x5c\x72\xa8\x66")
+	for name, data := range map[string][]byte{"text with a NUL": []byte("text\x00more"), "spaced text with a NUL": []byte("some text\x00and more of it"),
+		"an executable": elf[:64<<10], "a png header": png} {
+		if text, enc, err := DecodeText(data, false); err == nil {
+			t.Errorf("DecodeText(%s) = %q as %s, want ErrBinary", name, text[:min(len(text), 40)], enc)
+		}
+		if _, _, ok := utf16WithoutBOM(data); ok {
+			t.Errorf("%s taken for UTF-16", name)
+		}
 	}
 }
 

@@ -53,14 +53,33 @@ func headingTag(tag string) int {
 // with a section per heading. It walks the token stream instead of a parsed tree, so a page
 // of 100,000 nested <div>s costs no stack and linear time.
 func htmlText(src string) (text, title string, lay layout) {
+	blocks, title := htmlBlocks(src)
+	text, lay = blocksLayout(blocks)
+	if title == "" {
+		title = firstHeading(blocks)
+	}
+	return text, title, lay
+}
+
+// firstHeading is the first H1's text on one line, the title of a page without a <title>.
+func firstHeading(blocks []htmlBlock) string {
+	for _, b := range blocks {
+		if b.level == 1 {
+			return strings.Join(strings.Fields(b.text), " ")
+		}
+	}
+	return ""
+}
+
+// htmlBlocks is the token walk behind htmlText: the page's visible paragraphs and its
+// <title>.
+func htmlBlocks(src string) (blocks []htmlBlock, title string) {
 	var (
-		blocks       []htmlBlock
 		cur, titleSB strings.Builder
 		level        int // heading level of the block being read
 		hidden, pre  int // depth inside hidden elements and <pre>
 		inHead       bool
 		inTitle      bool
-		firstH1      string
 	)
 	flush := func() {
 		if cur.Len() == 0 {
@@ -74,9 +93,6 @@ func htmlText(src string) (text, title string, lay layout) {
 		}
 		if t = plainLines(t, pre == 0); t != "" {
 			blocks = append(blocks, htmlBlock{text: t, level: level})
-			if level == 1 && firstH1 == "" {
-				firstH1 = strings.Join(strings.Fields(t), " ")
-			}
 			level = 0 // an unclosed <h1> must not make headings of the paragraphs after it
 		}
 		cur.Reset()
@@ -141,11 +157,7 @@ func htmlText(src string) (text, title string, lay layout) {
 		}
 	}
 	flush()
-	text, lay = blocksLayout(blocks)
-	if title = strings.Join(strings.Fields(norm.NFC.String(titleSB.String())), " "); title == "" {
-		title = firstH1
-	}
-	return text, title, lay
+	return blocks, strings.Join(strings.Fields(norm.NFC.String(titleSB.String())), " ")
 }
 
 // plainLines cleans extracted text for the chunker: valid UTF-8 without control characters

@@ -85,8 +85,8 @@ type Chunk struct {
 // Document is one parsed file.
 type Document struct {
 	Path   string
-	Title  string // first H1, HTML <title>, PDF Title metadata, else the file name
-	Format string // "markdown", "text", "html" or "pdf"
+	Title  string // first H1, HTML <title>, PDF or document Title metadata, else the file name
+	Format string // "markdown", "text", "html", "pdf", "docx", "odt" or "epub"
 	// Encoding is what the file's bytes were decoded from: UTF8, or a legacy encoding such
 	// as "GB18030" or "windows-1252" that an import report should mention. "" for PDF.
 	Encoding string
@@ -151,6 +151,11 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		var pages []string
 		if pages, doc.Title, err = p.pdf.pdfText(ctx, data, lim.MaxPDFTime); err == nil {
 			doc.Text, lay, pageStarts = pdfLayout(pages)
+		}
+	case formatDOCX, formatODT, formatEPUB:
+		budget := containerBudget * lim.MaxFileBytes
+		if doc.Text, doc.Title, lay, err = officeText(format, data, budget); err != nil {
+			err = unreadableContainer(format, err, budget)
 		}
 	case "html":
 		if doc.Text, doc.Encoding, err = DecodeText(data, true); err == nil {
@@ -246,6 +251,10 @@ func (p *Parser) readOpened(ctx context.Context, path string, f *os.File, lim Li
 	return p.Parse(ctx, path, buf.Bytes(), lim)
 }
 
+// containerBudget is how many times the file size a DOCX, ODT or EPUB may inflate to while
+// its text is read: XML compresses about tenfold, a ZIP bomb a millionfold.
+const containerBudget = 16
+
 // sniffBytes is how much of a file DetectFormat looks at: looksBinary's window plus a byte
 // order mark.
 const sniffBytes = 8<<10 + 3
@@ -266,4 +275,4 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-var errBinary = fmt.Errorf("is not text (it holds NUL bytes, as binary files and UTF-16 without a byte order mark do); leave it out: %w", ErrBinary)
+var errBinary = fmt.Errorf("is not text (it holds NUL bytes, as binary files do); leave it out: %w", ErrBinary)
