@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -34,6 +35,7 @@ type docView struct {
 	// openURL hands a file:// URL to the system's default handler (fyne's App.OpenURL:
 	// xdg-open, open, or the Windows shell); tests replace it.
 	openURL   func(*url.URL) error
+	pdf       pdfPageOpener
 	clipboard fyne.Clipboard
 
 	dlg     dialog.Dialog // nil while closed
@@ -49,7 +51,7 @@ type docView struct {
 }
 
 func newDocView(t *tasks, b Backend, win fyne.Window, a fyne.App) *docView {
-	return &docView{t: t, b: b, win: win, openURL: a.OpenURL, clipboard: a.Clipboard()}
+	return &docView{t: t, b: b, win: win, openURL: a.OpenURL, pdf: systemPDFPageOpener(), clipboard: a.Clipboard()}
 }
 
 // open shows document docID at chunk around (0: from its start), marking terms.
@@ -231,22 +233,51 @@ func (v *docView) close() {
 
 func (v *docView) isOpen() bool { return v.dlg != nil }
 
-// openFile opens the document in the app the system uses for its kind of file.
-func (v *docView) openFile() { v.open1(v.page.Document.Path) }
+// openFile opens the document in the app the system uses for its kind of file; a PDF opens
+// at the hit's page where that app can be told one.
+func (v *docView) openFile() {
+	doc := v.page.Document
+	page := 0
+	if v.page.Hit >= 0 && v.page.Hit < len(v.page.Chunks) {
+		page = v.page.Chunks[v.page.Hit].Page
+	}
+	if doc.Format != "pdf" || page < 1 {
+		v.open1(doc.Path)
+		return
+	}
+	// The viewer is asked for and started off the UI goroutine: xdg-mime may take a moment.
+	v.t.start(func(ctx context.Context) {
+		viewer, err := v.pdf.openAt(ctx, doc.Path, page)
+		v.t.do(func() {
+			switch {
+			case err == nil:
+				v.status.SetText(fmt.Sprintf("Opened %s at p. %d in %s.", display.Line(doc.Path), page, viewer))
+			case errors.Is(err, errNoPageViewer):
+				if v.open1(doc.Path) {
+					v.status.SetText(fmt.Sprintf("Opened %s. Its viewer cannot be told a page: the passage is on p. %d.", display.Line(doc.Path), page))
+				}
+			default:
+				v.status.SetText(sentence(fmt.Errorf("open %s: %w", doc.Path, err)))
+			}
+		})
+	})
+}
 
 // openFolder opens the folder that holds the document in the system's file manager.
 func (v *docView) openFolder() { v.open1(filepath.Dir(v.page.Document.Path)) }
 
-func (v *docView) open1(path string) {
+// open1 hands path to the system's default handler and says so; false when it failed.
+func (v *docView) open1(path string) bool {
 	u := &url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	if !strings.HasPrefix(u.Path, "/") {
 		u.Path = "/" + u.Path // C:/x on Windows becomes file:///C:/x
 	}
 	if err := v.openURL(u); err != nil {
 		v.status.SetText(sentence(fmt.Errorf("open %s: %w", path, err)))
-		return
+		return false
 	}
 	v.status.SetText("Opened " + display.Line(path) + ".")
+	return true
 }
 
 // copyPassage copies the hit's chunk, or the first shown when the view has no hit.

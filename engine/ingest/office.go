@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 )
