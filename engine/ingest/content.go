@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gabriel-vasile/mimetype"
 )
@@ -67,7 +68,9 @@ func DetectFormat(path string, head []byte) (string, error) {
 		}
 	}
 	switch {
-	case m.Is("application/pdf"):
+	case m.Is("application/pdf") && (pdfAtStart(head) || looksBinary(head) || !utf8.Valid(head)):
+		// mimetype calls anything with "%PDF-" in its first KB a PDF: a Go test or a note
+		// about PDFs too. A real PDF starts with it, or has binary bytes around it.
 		return "pdf", nil
 	case isText(m):
 		// Only a file without an extension is taken for a web page by its content: a .vue
@@ -216,4 +219,10 @@ func looksMarkdown(head []byte) bool {
 		other++
 	}
 	return setext > 0 || atx > 0 && other > 0
+}
+
+// pdfAtStart reports the PDF signature at the start, after at most a byte order mark and
+// white space.
+func pdfAtStart(head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n"), []byte("%PDF-"))
 }

@@ -383,6 +383,8 @@ func TestDetectFormat(t *testing.T) {
 		{"utf16.txt", "\xff\xfeh\x00i\x00", "text", ""},
 		{"report", "%PDF-1.4\n", "pdf", ""},
 		{"broken.pdf", "not a pdf", "pdf", ""},
+		{"pdf_test.go", "package ingest\n\n// A PDF starts with %PDF-1.4 and a line of high bytes.\n", "text", ""},
+		{"mail-attachment", "\x00\x01\x02junk %PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "pdf", ""},
 		{"escapes.txt", "\x1b[31mred\x1b[0m and a form feed \f here\n", "text", ""},
 		{"backup.txt", "PK\x03\x04\x14\x00\x00\x00\x08\x00", "", "compressed archive (zip): not imported"},
 		{"logs.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", "", "compressed archive (gz): not imported"},
