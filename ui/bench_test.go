@@ -2,9 +2,11 @@ package ui
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -132,4 +134,84 @@ func BenchmarkImportWindowVsEngine(b *testing.B) {
 	}
 	b.Run("window", func(b *testing.B) { window(b, false) })
 	b.Run("window-as-the-app", func(b *testing.B) { window(b, true) })
+}
+
+var typingStore = flag.String("typing-store", "", "BenchmarkTypeToResults50k: a memdesk database to search instead of the synthetic 50k chunks (copied first; e.g. one with a real folder imported)")
+
+// BenchmarkTypeToResults50k times what a person waits for after the last keystroke, once the
+// debounce has fired: the window's own recall path from the query to the result cards built
+// on the UI goroutine, over 50,000 chunks. Issue 12 asks for at most 100 ms plus the
+// debounce. The synthetic store repeats one sentence in every chunk, so its common words
+// ("garden shed") are the worst case for bm25: every posting is read. Reports the first
+// search after the window opened (cold caches) apart, and p50, p95 and max over the rest.
+func BenchmarkTypeToResults50k(b *testing.B) {
+	ctx := context.Background()
+	var queries []string
+	var h *harness
+	if *typingStore != "" {
+		data, err := os.ReadFile(*typingStore)
+		if err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(b.TempDir(), "m.db")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		eng, err := engine.Open(ctx, path, engine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h = newHarnessOn(b, eng, Options{}, nil)
+		queries = []string{"shared mime database", "ssh agent forwarding", "copyright license", "how to configure the proxy",
+			"python", "changelog", "ValueError", "编码", "build dependencies for the package", "the"}
+	} else {
+		const files, perFile = 10, 5000
+		h = newHarness(b, Options{}, nil)
+		dir := b.TempDir()
+		for i := range files {
+			writeSections(b, dir, fmt.Sprintf("book%02d.md", i), perFile, perFile*3/4, fmt.Sprintf("zeppelin%d", i))
+		}
+		if _, err := h.eng.KBAdd(ctx, engine.KBAddRequest{Paths: []string{dir}}); err != nil {
+			b.Fatal(err)
+		}
+		queries = []string{"zeppelin7", "garden shed", "routine upkeep of the tools", "Part 4000", "north lawn zeppelin3",
+			"handbook", "garden", "shed tools upkeep routine", "nothing like this", "the"}
+	}
+	h.start()
+	h.poll = 100 * time.Microsecond
+	st, err := h.eng.Stats(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("store: %d chunks, %d facts", st.Chunks, st.FactsActive)
+	r := h.u.recall
+	var all []time.Duration
+	perQuery := map[string][]time.Duration{}
+	var first time.Duration
+	for b.Loop() {
+		for _, q := range queries {
+			start := time.Now()
+			r.query.SetText(q)
+			r.typing.flush(r.search)
+			h.waitFor("the results of "+q, func() bool { return r.shown.Query == q })
+			took := time.Since(start)
+			if first == 0 {
+				first = took // the window's first search: cold caches, statements prepared
+			} else {
+				all = append(all, took)
+			}
+			perQuery[q] = append(perQuery[q], took)
+			r.query.SetText("")
+			r.typing.flush(r.search)
+			h.waitFor("the empty screen", func() bool { return r.shown.Query == "" })
+		}
+	}
+	for _, q := range queries {
+		b.Logf("%-36q %v", q, perQuery[q])
+	}
+	slices.Sort(all)
+	b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(all[len(all)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(all[len(all)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(float64(first.Microseconds())/1000, "first-ms")
 }

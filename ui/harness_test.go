@@ -58,11 +58,18 @@ type harness struct {
 // newHarness opens an engine; wrap, when set, puts a test Backend around it.
 func newHarness(t testing.TB, opts Options, wrap func(*engine.Engine) Backend) *harness {
 	t.Helper()
-	a := test.NewTempApp(t)
 	eng, err := engine.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), engine.Options{})
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}
+	return newHarnessOn(t, eng, opts, wrap)
+}
+
+// newHarnessOn is newHarness over an engine the caller opened (on a database of its own);
+// the harness closes it.
+func newHarnessOn(t testing.TB, eng *engine.Engine, opts Options, wrap func(*engine.Engine) Backend) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
 	opts.Backend = eng
 	if wrap != nil {
 		opts.Backend = wrap(eng)
