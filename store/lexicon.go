@@ -166,6 +166,35 @@ func (s *Store) TermOwners(ctx context.Context, kind, from, to string) (map[stri
 	return out, nil
 }
 
+// CommonTerms returns up to limit terms of kind's word index held by the most owners, most
+// first, for which marker(term) is false (the caller's own markers, such as occurrence
+// counts). It reads every term of the index once: a background job's query, not recall's.
+func (s *Store) CommonTerms(ctx context.Context, kind string, limit int, marker func(string) bool) ([]string, error) {
+	t := "facts_words_row"
+	if kind == KindChunk {
+		t = "chunks_words_row"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term FROM `+t+` ORDER BY doc DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("read the common terms: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() && len(out) < limit {
+		var term string
+		if err := rows.Scan(&term); err != nil {
+			return nil, fmt.Errorf("read the common terms: %w", err)
+		}
+		if !marker(term) {
+			out = append(out, term)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the common terms: %w", err)
+	}
+	return out, nil
+}
+
 // Change is one row of the change log: a fact, chunk or document (every chunk of it) that was
 // written.
 type Change struct {

@@ -30,6 +30,7 @@ var migrations = []migration{
 	{name: "document copies, watched folders and their file stamps", sql: schemaDocumentCopies},
 	{name: "page of each PDF chunk", sql: schemaPages},
 	{name: "vector change log", sql: schemaVectorChanges},
+	{name: "term counts of the word indexes", sql: schemaTermCounts},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -718,4 +719,12 @@ END;
 CREATE TRIGGER vector_changes_delete AFTER DELETE ON vectors BEGIN
 	INSERT INTO vector_changes(owner_kind, owner_id) VALUES (old.owner_kind, old.owner_id);
 END;
+`
+
+// schemaTermCounts (version 13) reads each word index's terms with the number of owners
+// holding them, so a process about to answer queries can read the postings of the most common
+// terms before anyone types (CommonTerms). Virtual tables over the indexes: nothing is stored.
+const schemaTermCounts = `
+CREATE VIRTUAL TABLE facts_words_row USING fts5vocab(facts_words, row);
+CREATE VIRTUAL TABLE chunks_words_row USING fts5vocab(chunks_words, row);
 `

@@ -142,8 +142,9 @@ var typingStore = flag.String("typing-store", "", "BenchmarkTypeToResults50k: a 
 // debounce has fired: the window's own recall path from the query to the result cards built
 // on the UI goroutine, over 50,000 chunks. Issue 12 asks for at most 100 ms plus the
 // debounce. The synthetic store repeats one sentence in every chunk, so its common words
-// ("garden shed") are the worst case for bm25: every posting is read. Reports the first
-// search after the window opened (cold caches) apart, and p50, p95 and max over the rest.
+// ("garden shed") are the worst case for bm25: every posting is read. The engine is warmed
+// as the app's Run warms it at start. Reports the first search after the window opened (its
+// words' postings not yet read) apart, and p50, p95 and max over the rest.
 func BenchmarkTypeToResults50k(b *testing.B) {
 	ctx := context.Background()
 	var queries []string
@@ -177,6 +178,9 @@ func BenchmarkTypeToResults50k(b *testing.B) {
 		queries = []string{"zeppelin7", "garden shed", "routine upkeep of the tools", "Part 4000", "north lawn zeppelin3",
 			"handbook", "garden", "shed tools upkeep routine", "nothing like this", "the"}
 	}
+	warmStart := time.Now()
+	h.eng.Warm(ctx) // as the app's Run does first, while the window opens
+	b.Logf("Warm took %v", time.Since(warmStart))
 	h.start()
 	h.poll = 100 * time.Microsecond
 	st, err := h.eng.Stats(ctx)

@@ -23,6 +23,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,7 @@ type Reader interface {
 	DocumentChunkIDs(ctx context.Context, docID int64) ([]int64, error)
 	TermOwners(ctx context.Context, kind, from, to string) (map[string][]int64, error)
 	EntityNameIDs(ctx context.Context, names []string) (map[string]int64, error)
+	CommonTerms(ctx context.Context, kind string, limit int, marker func(string) bool) ([]string, error)
 }
 
 // bm25 parameters: the usual ones (Robertson; Lucene's defaults).
@@ -71,6 +73,64 @@ type Index struct {
 // New returns an index over rd. It reads nothing until the first Search.
 func New(rd Reader) *Index {
 	return &Index{rd: rd}
+}
+
+// Warm loads the owners now, so the first Search does not: a process that will answer
+// queries (the app, the MCP server) calls it at start, before anyone types.
+func (x *Index) Warm(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.refresh(ctx)
+}
+
+// WarmCommon reads the postings of each kind's most common terms (not stopwords, which
+// queries do not search) until budget postings per kind are cached, so the first search with
+// a common word does not read its list: 25-130 ms for a word in thousands of chunks, against
+// 1-10 ms once cached. Rare words are cheap to read when asked for. The lock is taken per
+// list, so searches meanwhile wait for one list at most. It returns the postings cached.
+func (x *Index) WarmCommon(ctx context.Context, budget int) (int, error) {
+	if err := x.Warm(ctx); err != nil {
+		return 0, err
+	}
+	marker := func(term string) bool { return strings.Contains(term, "⁺") || analysis.IsStopword(term) }
+	total := 0
+	for _, kind := range []string{store.KindFact, store.KindChunk} {
+		terms, err := x.rd.CommonTerms(ctx, kind, maxWarmTerms, marker)
+		if err != nil {
+			return total, err
+		}
+		cached := 0
+		for _, term := range terms {
+			if cached >= budget || ctx.Err() != nil {
+				break
+			}
+			n, err := x.warmList(ctx, kind, term)
+			if err != nil {
+				return total, err
+			}
+			cached += n
+		}
+		total += cached
+	}
+	return total, ctx.Err()
+}
+
+// maxWarmTerms bounds the terms WarmCommon looks at per kind.
+const maxWarmTerms = 5000
+
+// warmList reads one term's postings into the cache under the lock; it returns their number.
+func (x *Index) warmList(ctx context.Context, kind, term string) (int, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	k, ok := x.kinds[kind]
+	if !ok {
+		return 0, nil // Forget ran meanwhile; the next search loads
+	}
+	pl, err := x.postings(ctx, k, term)
+	if err != nil {
+		return 0, err
+	}
+	return len(pl.ids), nil
 }
 
 // Forget drops everything read so far: the next Search loads the owners and reads every

@@ -281,3 +281,91 @@ func TestEntitySearchKeepsTheBestLimit(t *testing.T) {
 		t.Errorf("best 5 (-want +got):\n%s", diff)
 	}
 }
+
+// ownerCountingReader counts whole loads of the owners.
+type ownerCountingReader struct {
+	Reader
+	loads int
+	reads map[string]int // TermOwners calls by first term
+}
+
+func (r *ownerCountingReader) TermOwners(ctx context.Context, kind, from, to string) (map[string][]int64, error) {
+	if r.reads == nil {
+		r.reads = map[string]int{}
+	}
+	r.reads[from]++
+	return r.Reader.TermOwners(ctx, kind, from, to)
+}
+
+func (r *ownerCountingReader) LiveOwners(ctx context.Context, kind string, fn func(store.Owner)) (int64, error) {
+	r.loads++
+	return r.Reader.LiveOwners(ctx, kind, fn)
+}
+
+// TestWarmLoadsBeforeTheFirstSearch: after Warm, the first Search reads no owners; a write
+// made after Warm is still seen.
+func TestWarmLoadsBeforeTheFirstSearch(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "m.db"))
+	add(t, st, "", "the heron nests by the weir")
+	rd := &ownerCountingReader{Reader: st}
+	x := New(rd)
+	if err := x.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	warmed := rd.loads
+	add(t, st, "", "a second heron arrived")
+	res, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms("heron"), Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warmed == 0 || rd.loads != warmed {
+		t.Errorf("owner loads: %d by Warm, %d after the first Search; want the Search to load none", warmed, rd.loads-warmed)
+	}
+	if len(res.Matches) != 2 {
+		t.Errorf("Search after Warm and one more write found %d facts, want 2", len(res.Matches))
+	}
+}
+
+// TestWarmCommonCachesTheCommonestLists: within its budget, WarmCommon reads the lists of the
+// terms most owners hold, never a stopword's, so a search for them reads nothing; a rarer
+// term past the budget is read when searched.
+func TestWarmCommonCachesTheCommonestLists(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "m.db"))
+	var batch []store.NewFact
+	for i := range 30 {
+		text := fmt.Sprintf("the kestrel %d hovers", i) // kestrel and hovers: 30 owners each, the rest fewer
+		if i < 3 {
+			text += " over the osprey" // osprey: 3 owners
+		}
+		batch = append(batch, store.NewFact{Content: text, Hash: text})
+	}
+	if _, _, err := st.AddFacts(ctx, "", batch); err != nil {
+		t.Fatal(err)
+	}
+	rd := &ownerCountingReader{Reader: st}
+	x := New(rd)
+	n, err := x.WarmCommon(ctx, 50) // room for two lists of 30, not three
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 60 {
+		t.Errorf("WarmCommon cached %d postings, want 60 (kestrel and hovers)", n)
+	}
+	if rd.reads["the"] != 0 {
+		t.Error("WarmCommon read the list of a stopword")
+	}
+	before := rd.reads[analysis.Stem("kestrel")] + rd.reads[analysis.Stem("hovers")]
+	for _, w := range []string{"kestrel", "hovers", "osprey"} {
+		if _, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms(w), Limit: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := rd.reads[analysis.Stem("kestrel")] + rd.reads[analysis.Stem("hovers")]; after != before || before != 2 {
+		t.Errorf("lists of kestrel and hovers read %d times by WarmCommon and %d more by searches; want 2 and 0", before, after-before)
+	}
+	if rd.reads[analysis.Stem("osprey")] != 1 {
+		t.Errorf("osprey's list read %d times, want once, by its search", rd.reads[analysis.Stem("osprey")])
+	}
+}
