@@ -135,6 +135,7 @@ type Engine struct {
 	entitiesWanted chan struct{}
 	vectors        vectorIndex    // the semantic leg's in-memory index
 	lex            *lexicon.Index // the lexical leg's in-memory copy of the word index
+	vocab          vocabulary     // which terms the word index holds, for spelling suggestions
 	// parser reads imported files; it starts PDFium on the first PDF and keeps it for the
 	// rest of the process, since starting it costs seconds.
 	parser *ingest.Parser

@@ -36,6 +36,8 @@ type RecallRequest struct {
 	// MeaningOnly ranks by the semantic leg alone: the model's nearest texts by cosine, with
 	// no floor and no other leg (to compare the model with the fused answer).
 	MeaningOnly bool `json:"meaning_only,omitempty"`
+	// noSuggestion skips the spelling suggestion: the recall that checks one makes none.
+	noSuggestion bool
 }
 
 // LegScores are a hit's raw score in each leg (0 when the leg did not return it): the
@@ -91,6 +93,9 @@ type RecallResult struct {
 	Semantic string      `json:"semantic"`
 	Floors   FloorReport `json:"floors"`
 	Notes    []string    `json:"notes,omitempty"`
+	// DidYouMean is, when nothing was found, the query with its unknown words spelled as the
+	// store's own texts spell them, checked to find something ("pyhton" -> "python").
+	DidYouMean string `json:"did_you_mean,omitempty"`
 }
 
 // candidateLimit is how many rows each index returns per source before floors and fusion.
@@ -174,6 +179,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		return RecallResult{}, err
 	}
 	res.Hits = append(res.Hits, shown...)
+	if len(res.Hits) == 0 && !req.noSuggestion {
+		res.DidYouMean = e.didYouMean(ctx, req, kinds)
+	}
 	return res, nil
 }
 

@@ -195,6 +195,75 @@ func (s *Store) CommonTerms(ctx context.Context, kind string, limit int, marker 
 	return out, nil
 }
 
+// EachTerm calls fn with every term of kind's word index for which marker(term) is false,
+// in the index's order, and returns the change-log position the terms are as of. A whole
+// scan of the vocabulary (0.1-0.3 s at 100k texts), for a job that builds a summary of it.
+func (s *Store) EachTerm(ctx context.Context, kind string, marker func(string) bool, fn func(term string)) (int64, error) {
+	t := "facts_words_row"
+	if kind == KindChunk {
+		t = "chunks_words_row"
+	}
+	var seq int64
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT term FROM `+t)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var term string
+			if err := rows.Scan(&term); err != nil {
+				return err
+			}
+			if !marker(term) {
+				fn(term)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read the vocabulary: %w", err)
+	}
+	return seq, nil
+}
+
+// TermCounts returns how many owners of kind hold each of terms in the word index; a term
+// none holds is absent from the map.
+func (s *Store) TermCounts(ctx context.Context, kind string, terms []string) (map[string]int, error) {
+	t := "facts_words_row"
+	if kind == KindChunk {
+		t = "chunks_words_row"
+	}
+	out := map[string]int{}
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		// One lookup per term: the vocabulary table answers term = ? from the index, while
+		// an IN list would make it read every term.
+		stmt, err := tx.PrepareContext(ctx, `SELECT doc FROM `+t+` WHERE term = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, term := range terms {
+			var n int
+			switch err := stmt.QueryRowContext(ctx, term).Scan(&n); {
+			case errors.Is(err, sql.ErrNoRows):
+			case err != nil:
+				return err
+			default:
+				out[term] = n
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count the texts holding %d terms: %w", len(terms), err)
+	}
+	return out, nil
+}
+
 // Change is one row of the change log: a fact, chunk or document (every chunk of it) that was
 // written.
 type Change struct {

@@ -244,6 +244,9 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 		} else {
 			fmt.Fprintln(w, "nothing relevant found")
 		}
+		if res.DidYouMean != "" {
+			fmt.Fprintf(w, "did you mean: %s\n", display.Line(res.DidYouMean))
+		}
 	}
 	if res.Relaxed {
 		fmt.Fprintln(w, "(no strict match; showing looser matches)")

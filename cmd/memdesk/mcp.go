@@ -161,11 +161,12 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 
 	addTool(s, log, &mcp.Tool{
 		Name: "recall",
-		Description: "Search the user's memories and imported documents. Returns {query, hits, relaxed, semantic, floors, notes}. " +
+		Description: "Search the user's memories and imported documents. Returns {query, hits, relaxed, semantic, floors, notes, did_you_mean}. " +
 			"Hits come best first; each has source (memory|knowledge), id, text, space, created_at, score (comparable only " +
 			"within one answer), legs (each retrieval leg's raw score), why (what matched), and for knowledge a doc " +
 			"{path, title, heading, page (PDFs only; the lines are then of that page), line_start, line_end} to cite. Empty hits is a valid answer: nothing cleared the " +
-			"relevance floors. relaxed=true means only looser matches were found. notes explain time filtering.",
+			"relevance floors. relaxed=true means only looser matches were found. notes explain time filtering. did_you_mean, " +
+			"when hits is empty, is the query respelled as the user's own texts spell it, checked to find something: ask again with it.",
 		InputSchema: inputSchema[recallArgs](func(p map[string]*jsonschema.Schema) {
 			p["k"].Minimum = new(1.0)
 			p["source"].Enum = []any{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}
