@@ -26,10 +26,13 @@ type recallScreen struct {
 	t *tasks
 	b Backend
 
-	query   *searchEntry
-	source  *widget.Select
-	space   *widget.Entry
-	note    *widget.Label
+	query  *searchEntry
+	source *widget.Select
+	space  *widget.Entry
+	note   *widget.Label
+	// respell searches the store's own spelling of a query that found nothing; hidden
+	// unless the engine had one (RecallResult.DidYouMean).
+	respell *widget.Button
 	results *fyne.Container
 	scroll  *container.Scroll
 	content fyne.CanvasObject
@@ -68,10 +71,13 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.note.Importance = widget.LowImportance
 	r.note.Wrapping = fyne.TextWrapWord
 	r.results = container.NewVBox()
+	r.respell = widget.NewButton("", nil)
+	r.respell.Importance = widget.LowImportance
+	r.respell.Hide()
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
 	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox)
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note, container.NewHBox(r.respell))
 	r.scroll = container.NewVScroll(r.results)
 	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
@@ -210,6 +216,15 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	r.selectHit(-1)
 	r.cards = nil
 	r.results.RemoveAll()
+	r.respell.Hide()
+	if suggestion := res.DidYouMean; err == nil && suggestion != "" {
+		r.respell.SetText("Did you mean " + display.Line(suggestion) + "?  Search that")
+		r.respell.OnTapped = func() {
+			r.query.SetText(suggestion)
+			r.typing.flush(r.search)
+		}
+		r.respell.Show()
+	}
 	r.note.Importance = widget.LowImportance
 	switch {
 	case err != nil:

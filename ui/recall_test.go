@@ -70,6 +70,24 @@ func TestRecallNothingRelevant(t *testing.T) {
 	}
 }
 
+// TestRecallOffersTheStoresSpelling: a typo that finds nothing offers the store's spelling;
+// tapping it searches that, and the offer goes with the results it explained.
+func TestRecallOffersTheStoresSpelling(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("CI uses Python 3.12 on the build server", "")
+	r := h.u.recall
+	test.Type(r.query, "pyhton")
+	h.waitFor("an answer", func() bool { return r.shown.Query == "pyhton" })
+	if !r.respell.Visible() || !strings.Contains(r.respell.Text, "python") {
+		t.Fatalf("respell button visible %v, %q; want it to offer python", r.respell.Visible(), r.respell.Text)
+	}
+	test.Tap(r.respell)
+	h.waitFor("the respelled search", func() bool { return r.shown.Query == "python" })
+	if r.query.Text != "python" || len(r.shown.Hits) == 0 || r.respell.Visible() {
+		t.Errorf("after the tap: query %q, %d hits, offer visible %v; want python, a hit, no offer", r.query.Text, len(r.shown.Hits), r.respell.Visible())
+	}
+}
+
 func TestRecallSourceSelectorAndHighlight(t *testing.T) {
 	h := newHarness(t, Options{}, nil).start()
 	h.remember("backup runs nightly", "")
