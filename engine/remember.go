@@ -121,6 +121,20 @@ const rememberBatchSize = 500
 // of texts done after each transaction. The next batch's entities are extracted while the
 // current one is written, so extraction (on every core) and SQLite overlap.
 func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string, progress func(done int)) ([]RememberBatchResult, error) {
+	items := make([]batchItem, len(texts))
+	for i, t := range texts {
+		items[i].text = t
+	}
+	return e.rememberBatch(ctx, space, items, progress)
+}
+
+// batchItem is one fact of rememberBatch: its text and, for an imported one, its times.
+type batchItem struct {
+	text             string
+	created, updated time.Time
+}
+
+func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchItem, progress func(done int)) ([]RememberBatchResult, error) {
 	space, err := validSpace(space)
 	if err != nil {
 		return nil, err
@@ -140,12 +154,13 @@ func (e *Engine) RememberBatch(ctx context.Context, space string, texts []string
 		for start := 0; start < len(texts); start += rememberBatchSize {
 			p := prepared{start: start, end: min(start+rememberBatchSize, len(texts))}
 			for i := p.start; i < p.end; i++ {
-				text, err := NormalizeFact(texts[i])
+				text, err := NormalizeFact(texts[i].text)
 				if err != nil {
 					out[i].Err = err.Error()
 					continue
 				}
-				p.facts = append(p.facts, store.NewFact{Content: text, Hash: contentHash(text), Triples: extractTriples(text)})
+				p.facts = append(p.facts, store.NewFact{Content: text, Hash: contentHash(text), Triples: extractTriples(text),
+					CreatedAt: texts[i].created, UpdatedAt: texts[i].updated})
 				p.at = append(p.at, i)
 			}
 			e.extractBatch(p.facts)

@@ -113,6 +113,9 @@ type NewFact struct {
 	// Supersedes, when not 0, is an active fact of the same space this one replaces
 	// (AddFact only).
 	Supersedes int64
+	// CreatedAt and UpdatedAt, when set, are kept (AddFacts only): a fact imported from an
+	// export keeps the times it was written and last changed. Zero means now.
+	CreatedAt, UpdatedAt time.Time
 }
 
 // AddFacts writes a batch in one transaction: the same rules as AddFact for each fact (a
@@ -152,7 +155,14 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 			if err != nil {
 				return err
 			}
-			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count,
+			created, updated := now, now
+			if !f.CreatedAt.IsZero() {
+				created = f.CreatedAt.UnixMilli()
+			}
+			if !f.UpdatedAt.IsZero() {
+				updated = f.UpdatedAt.UnixMilli()
+			}
+			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, created, updated, ents.rules, ents.ids, ents.count,
 				tripleRules(f.Triples), statementsBlob(f.Triples))
 			if err != nil {
 				return err

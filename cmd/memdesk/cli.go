@@ -55,6 +55,9 @@ Memories:
   list [--space S] [--all] [--filter T] [--limit N]
                                   list facts, newest first (--all includes forgotten and
                                   superseded ones)
+  memories export [--space S] [--format md|json] [--to FILE]
+                                  write the active memories with their spaces and times
+  memories import FILE            add the memories of an export (those already there are kept once)
 
 Recall:
   recall [--space S] [--source all|memory|knowledge] [-k N] QUERY
@@ -191,6 +194,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.dismiss(ctx, cargs)
 	case "list", "ls":
 		return c.list(ctx, cargs)
+	case "memories":
+		return c.memories(ctx, cargs)
 	case "recall", "search":
 		return c.recall(ctx, cargs)
 	case "kb":
