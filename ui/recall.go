@@ -188,11 +188,13 @@ func (row *resultRow) highlight(on bool) {
 	row.bg.Refresh()
 }
 
-// searchEntry is a one-line entry that first offers each key to onKey, so arrows and Enter
-// can act on the results while the search box keeps the focus.
+// searchEntry is a one-line entry that first offers each key to onKey (and each shortcut to
+// onShortcut), so arrows and Enter can act on the results while the search box keeps the
+// focus.
 type searchEntry struct {
 	widget.Entry
-	onKey func(*fyne.KeyEvent) bool
+	onKey      func(*fyne.KeyEvent) bool
+	onShortcut func(fyne.Shortcut) bool
 }
 
 func newSearchEntry(onKey func(*fyne.KeyEvent) bool) *searchEntry {
@@ -207,6 +209,14 @@ func (e *searchEntry) TypedKey(ev *fyne.KeyEvent) {
 		return
 	}
 	e.Entry.TypedKey(ev)
+}
+
+// TypedShortcut gives onShortcut the first look at the shortcut.
+func (e *searchEntry) TypedShortcut(s fyne.Shortcut) {
+	if e.onShortcut != nil && e.onShortcut(s) {
+		return
+	}
+	e.Entry.TypedShortcut(s)
 }
 
 // liveSearch runs a recall as the person types: after a pause in typing, cancelling the
