@@ -72,8 +72,8 @@ type Options struct {
 	// tells the person to bind a shortcut to `memdesk quick` instead.
 	Hotkeys     Hotkeys
 	NoHotkeyWhy string
-	// TrayLikely means a system tray will hold memdesk's icon; it is the default of the
-	// setting "Closing the window keeps memdesk in the tray".
+	// TrayLikely means a system tray will hold memdesk's icon: the tray is set up only
+	// then, and it is the default of "Closing the window keeps memdesk in the tray".
 	TrayLikely bool
 	// StartQuick opens the app with its quick window up (`memdesk quick` with no app
 	// running); the main window stays hidden when the app is kept in the tray.
@@ -185,7 +185,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.quick.shownAt = func(requested time.Time) {
 		u.log.Debug("quick window shown", "after", time.Since(requested))
 	}
-	u.setUpTray(icon)
+	u.setUpTray(icon, opts.TrayLikely)
 
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),

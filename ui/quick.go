@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -29,7 +30,7 @@ const (
 )
 
 // quickHelp names the quick window's keys; it is the note before anything is typed.
-const quickHelp = "Type to search · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed · Esc hides"
+const quickHelp = "Type to search · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers · Esc hides"
 
 // quickWindow is the small window the global hotkey, the tray and `memdesk quick` bring up:
 // type to search, Enter copies the highlighted hit, Ctrl+Enter opens it in the main window,
@@ -71,14 +72,16 @@ func newQuickWindow(t *tasks, a fyne.App, b Backend, log *slog.Logger, afterWrit
 		q.selectHit(-1)
 		q.search.typed()
 	}
-	q.note = hint(quickHelp)
-	q.note.Wrapping = fyne.TextWrapWord
+	// Truncated, not wrapped: a wrapping label measured before its first layout is one
+	// character wide, and the window, created to fit it, came out 1,850 px tall.
+	q.note = caption(quickHelp)
 
 	capture := widget.NewButtonWithIcon("Remember (Ctrl+S)", theme.ContentAddIcon(), q.capture)
 	openBtn := widget.NewButtonWithIcon("Open (Ctrl+Enter)", theme.NavigateNextIcon(), q.openSelected)
 	openBtn.Importance = widget.LowImportance
-	top := container.NewVBox(q.query, container.NewBorder(nil, nil, nil, container.NewHBox(openBtn, capture), q.note), q.banner.content)
-	q.win.SetContent(container.NewBorder(top, nil, nil, nil, q.scroll))
+	top := container.NewVBox(q.query, q.note, q.banner.content)
+	bottom := container.NewHBox(layout.NewSpacer(), openBtn, capture)
+	q.win.SetContent(container.NewBorder(top, bottom, nil, nil, q.scroll))
 	q.win.SetFixedSize(true)
 	q.win.Resize(fyne.NewSize(quickWidth, quickHeight))
 	// Closing the quick window only hides it: it is shown again at the next hotkey.
@@ -108,6 +111,7 @@ func (q *quickWindow) request() engine.RecallRequest {
 // showNow brings the window up centred with the keyboard in the search box, the last query
 // selected so typing replaces it. requested is when the hotkey or command arrived.
 func (q *quickWindow) showNow(requested time.Time) {
+	q.banner.hide() // last time's report is not news now
 	q.win.CenterOnScreen()
 	q.win.Show()
 	q.win.RequestFocus()
@@ -156,21 +160,10 @@ func (q *quickWindow) typedShortcut(s fyne.Shortcut) bool {
 	return true
 }
 
-// target is the hit Enter and Ctrl+Enter act on: the highlighted one, else the first.
-func (q *quickWindow) target() (engine.Hit, bool) {
-	if h, ok := q.selectedHit(); ok {
-		return h, true
-	}
-	if len(q.cards) > 0 {
-		return q.cards[0].hit, true
-	}
-	return engine.Hit{}, false
-}
-
 // copySelected puts the hit's text on the clipboard and hides the window, so the person can
 // paste it where they were. With no results yet, Enter searches at once.
 func (q *quickWindow) copySelected() {
-	h, ok := q.target()
+	h, ok := q.selectedHit()
 	if !ok {
 		q.search.now()
 		return
@@ -181,7 +174,7 @@ func (q *quickWindow) copySelected() {
 }
 
 func (q *quickWindow) openSelected() {
-	h, ok := q.target()
+	h, ok := q.selectedHit()
 	if !ok || q.open == nil {
 		return
 	}
@@ -212,12 +205,14 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 	case len(res.Hits) == 0:
 		q.note.SetText(nothingRelevant(res) + " Ctrl+S remembers what you typed.")
 	default:
-		q.note.SetText(plural(len(res.Hits), "hit", "hits") + " · Enter copies · Ctrl+Enter opens · Ctrl+S remembers what you typed")
+		q.note.SetText(plural(len(res.Hits), "hit", "hits") + " · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed")
 		for _, h := range res.Hits {
 			rows = append(rows, newResultRow(h, quickCard(h)))
 		}
 	}
 	q.setRows(rows)
+	// The best hit is highlighted, so Enter right after typing copies it.
+	q.selectHit(0)
 }
 
 // quickCard is one hit in a few lines: its source and where it is, then its text.

@@ -185,10 +185,11 @@ func (u *App) trayMenu() *fyne.Menu {
 		quit)
 }
 
-// setUpTray puts memdesk's icon and menu in the system tray, where the app has one.
-func (u *App) setUpTray(icon fyne.Resource) {
+// setUpTray puts memdesk's icon and menu in the system tray, where there is one. Only
+// then: Fyne's Linux tray (fyne.io/systray) panics at quit when it found no session bus.
+func (u *App) setUpTray(icon fyne.Resource, trayLikely bool) {
 	d, ok := u.fa.(desktop.App)
-	if !ok {
+	if !ok || !trayLikely {
 		return
 	}
 	d.SetSystemTrayMenu(u.trayMenu())
