@@ -142,3 +142,29 @@ func TestX11NoDisplay(t *testing.T) {
 		t.Errorf("Grab of a bad combo = %v, want ErrBadCombo", err)
 	}
 }
+
+func TestX11KeepAboveSendsAValidRequest(t *testing.T) {
+	display := xvfb(t)
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	screen := xproto.Setup(conn).DefaultScreen(conn)
+	win, err := xproto.NewWindowId(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xproto.CreateWindowChecked(conn, screen.RootDepth, win, screen.Root, 0, 0, 100, 100, 0,
+		xproto.WindowClassInputOutput, screen.RootVisual, 0, nil).Check(); err != nil {
+		t.Fatal(err)
+	}
+	xproto.MapWindow(conn, win)
+	// Without a window manager nothing acts on it; the X server must still accept it.
+	if err := (X11{Display: display}).KeepAbove(uintptr(win)); err != nil {
+		t.Errorf("KeepAbove: %v", err)
+	}
+	if err := (X11{}).KeepAbove(uintptr(win)); !errors.Is(err, ErrNoX11) {
+		t.Errorf("KeepAbove with no display = %v, want ErrNoX11", err)
+	}
+}
