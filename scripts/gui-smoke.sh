@@ -262,10 +262,30 @@ shot 8-quick-remembered "$artifacts/7-quick.png"
 xdotool key Escape
 waitQuick HIDDEN >/dev/null
 # `memdesk quick` reaches the running app through its socket and exits at once.
+start=$(date +%s%N)
 XDG_RUNTIME_DIR="$work/run" md quick >>"$artifacts/memdesk.log" 2>&1 || fail "memdesk quick failed against the running app"
 qwid=$(waitQuick SHOWN)
+echo "gui-smoke: memdesk quick to the running app's quick window shown: $((($(date +%s%N) - start) / 1000000)) ms" |
+	tee -a "$artifacts/quick-latency.txt"
 shot_wid=$qwid
 shot 9-quick-command "$artifacts/8-quick-remembered.png"
+
+# With no app running, `memdesk quick` starts one with the quick window up. The app is
+# killed hard first, so its socket is left behind: the new one must see it is stale.
+kill -KILL "$app_pid"
+wait "$app_pid" 2>/dev/null || true
+ls "$work"/run/memdesk/*.sock >/dev/null 2>&1 || fail "the killed app left no socket to take over"
+waitQuick HIDDEN >/dev/null
+start=$(date +%s%N)
+XDG_CONFIG_HOME="$work/config" XDG_RUNTIME_DIR="$work/run" "$work/memdesk" --db "$work/m.db" -v quick >>"$artifacts/memdesk.log" 2>&1 &
+app_pid=$!
+qwid=$(waitQuick SHOWN)
+echo "gui-smoke: memdesk quick with no app running to its quick window shown: $((($(date +%s%N) - start) / 1000000)) ms" |
+	tee -a "$artifacts/quick-latency.txt"
+shot_wid=$qwid
+xdotool windowfocus --sync "$qwid" 2>/dev/null || xdotool windowfocus "$qwid"
+typeText "backup"
+shot 10-quick-cold-start "$artifacts/9-quick-command.png"
 shot_wid=""
 
 if grep -q 'Error in Fyne call thread' "$artifacts/memdesk.log"; then

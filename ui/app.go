@@ -126,8 +126,8 @@ func Run(ctx context.Context, a fyne.App, opts Options) error {
 	return New(a, opts).Run(ctx, opts.StartQuick)
 }
 
-// Run is the package-level Run for an App already built (so the caller can hand ShowQuick
-// and ShowMain to a listener first); quick starts it with the quick window up.
+// Run shows an App built with New and blocks like the package's Run; building first lets
+// the caller hand ShowQuick and ShowMain to a listener. quick opens the quick window too.
 func (u *App) Run(ctx context.Context, quick bool) error {
 	stop := context.AfterFunc(ctx, func() { fyne.Do(u.fa.Quit) })
 	defer stop()

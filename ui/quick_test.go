@@ -252,7 +252,7 @@ func TestTrayMenuActions(t *testing.T) {
 
 func TestClosingTheWindowKeepsTheAppInTheTray(t *testing.T) {
 	h := newHarness(t, Options{TrayLikely: true}, nil).start()
-	if !h.u.reach.keepInTr.Checked {
+	if !h.u.reach.trayCheck.Checked {
 		t.Fatal("keep-in-tray is off by default where a tray is likely")
 	}
 	h.u.closeMain()
@@ -262,7 +262,7 @@ func TestClosingTheWindowKeepsTheAppInTheTray(t *testing.T) {
 	h.u.ShowMain()
 	h.q.drain()
 
-	test.Tap(h.u.reach.keepInTr) // off: closing quits
+	test.Tap(h.u.reach.trayCheck) // off: closing quits
 	if h.u.fa.Preferences().Bool(prefKeepInTray) {
 		t.Error("the setting was not stored")
 	}

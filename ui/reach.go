@@ -50,10 +50,9 @@ type reach struct {
 	combo     *widget.Entry
 	apply     *widget.Button
 	state     *widget.Label
-	keepInTr  *widget.Check
+	trayCheck *widget.Check
 	content   fyne.CanvasObject
 	grab      *hotkeyGrab // the grab in place or being made; nil before the first
-	hotkeyNow string      // the combination that holds, "" when none does
 }
 
 // hotkeyGrab is one grab's task: cancel ends it, done closes once it has released the key.
@@ -72,17 +71,17 @@ func newReach(u *App, keys Hotkeys, noKey string, trayLikely bool) *reach {
 	r.combo.OnSubmitted = func(string) { r.bind(r.combo.Text) }
 	r.state = widget.NewLabel("")
 	r.state.Wrapping = fyne.TextWrapWord
-	r.keepInTr = widget.NewCheck("Closing the window keeps memdesk in the tray", func(on bool) {
+	r.trayCheck = widget.NewCheck("Closing the window keeps memdesk in the tray", func(on bool) {
 		prefs.SetBool(prefKeepInTray, on)
 	})
-	r.keepInTr.SetChecked(prefs.BoolWithFallback(prefKeepInTray, trayLikely))
+	r.trayCheck.SetChecked(prefs.BoolWithFallback(prefKeepInTray, trayLikely))
 	cli := hint("From a terminal or a launcher, `memdesk quick` opens the quick window (and starts memdesk when it is not running).")
 	cli.Wrapping = fyne.TextWrapWord
 	comboBox := container.NewGridWrap(fyne.NewSize(220, r.combo.MinSize().Height), r.combo)
 	r.content = container.NewVBox(
 		heading("Reach memdesk from anywhere"),
 		container.NewHBox(widget.NewLabel("Quick window shortcut:"), comboBox, r.apply),
-		r.state, cli, r.keepInTr)
+		r.state, cli, r.trayCheck)
 	if keys == nil {
 		r.combo.Disable()
 		r.apply.Disable()
@@ -99,7 +98,7 @@ func noHotkeyText(why string) string {
 }
 
 // keepInTray reports whether closing the main window should hide it instead of quitting.
-func (r *reach) keepInTray() bool { return r.keepInTr.Checked }
+func (r *reach) keepInTray() bool { return r.trayCheck.Checked }
 
 // bind grabs combo (replacing the grab in place) and says in Settings whether it holds.
 // The new grab waits until the old one has let go, so re-applying the same combination
@@ -148,12 +147,10 @@ func (r *reach) bind(combo string) {
 
 func (r *reach) showGrab(combo string, err error) {
 	if err != nil {
-		r.hotkeyNow = ""
 		r.state.Importance = widget.DangerImportance
 		r.state.SetText(hotkeyErrorText(combo, err))
 		return
 	}
-	r.hotkeyNow = combo
 	r.u.fa.Preferences().SetString(prefHotkey, combo)
 	r.combo.SetText(combo)
 	r.state.Importance = widget.SuccessImportance

@@ -168,3 +168,31 @@ func TestSocketPathDependsOnTheDatabase(t *testing.T) {
 		t.Errorf("SocketPath gave %q and %q", a, b)
 	}
 }
+
+// BenchmarkSend is what `memdesk quick` costs once an app runs: one connection, one line
+// each way.
+func BenchmarkSend(b *testing.B) {
+	dir, err := os.MkdirTemp("", "mdb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := SocketPath(filepath.Join(dir, "memdesk"), "/bench.db")
+	l, err := Listen(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Serve(ctx, func(Command) {}) }()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Send(ctx, path, Quick); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
