@@ -120,8 +120,9 @@ type App struct {
 // New builds the window and its screens. It starts no work: Start does.
 func New(a fyne.App, opts Options) *App { return newApp(a, opts, fyne.Do) }
 
-// Run shows the app and blocks until its window is closed or ctx is cancelled, then waits
-// for the window's background work to stop. The caller closes the backend afterwards.
+// Run shows the app and blocks until it quits (its window is closed, unless it is kept in
+// the tray; Quit in the tray) or ctx is cancelled, then waits for the window's background
+// work to stop. The caller closes the backend afterwards.
 func Run(ctx context.Context, a fyne.App, opts Options) error {
 	return New(a, opts).Run(ctx, opts.StartQuick)
 }
@@ -185,7 +186,6 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.quick.shownAt = func(requested time.Time) {
 		u.log.Debug("quick window shown", "after", time.Since(requested))
 	}
-	u.setUpTray(icon, opts.TrayLikely)
 
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
@@ -240,6 +240,7 @@ func (u *App) Start() {
 	u.memories.reloadConflicts()
 	u.knowledge.reload()
 	u.reach.bind(u.reach.combo.Text)
+	u.setUpTray()
 	u.focusScreen()
 }
 

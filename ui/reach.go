@@ -46,6 +46,9 @@ type reach struct {
 	u     *App
 	keys  Hotkeys // nil: this desktop allows no grab
 	noKey string  // why keys is nil, for Settings
+	// trayLikely: a tray will show the icon, so the tray is set up and keeping the app
+	// there on close is the default.
+	trayLikely bool
 
 	combo     *widget.Entry
 	apply     *widget.Button
@@ -62,7 +65,7 @@ type hotkeyGrab struct {
 }
 
 func newReach(u *App, keys Hotkeys, noKey string, trayLikely bool) *reach {
-	r := &reach{u: u, keys: keys, noKey: noKey}
+	r := &reach{u: u, keys: keys, noKey: noKey, trayLikely: trayLikely}
 	prefs := u.fa.Preferences()
 	r.combo = widget.NewEntry()
 	r.combo.SetText(prefs.StringWithFallback(prefHotkey, hotkey.DefaultCombo))
@@ -184,13 +187,13 @@ func (u *App) trayMenu() *fyne.Menu {
 
 // setUpTray puts memdesk's icon and menu in the system tray, where there is one. Only
 // then: Fyne's Linux tray (fyne.io/systray) panics at quit when it found no session bus.
-func (u *App) setUpTray(icon fyne.Resource, trayLikely bool) {
+func (u *App) setUpTray() {
 	d, ok := u.fa.(desktop.App)
-	if !ok || !trayLikely {
+	if !ok || !u.reach.trayLikely {
 		return
 	}
 	d.SetSystemTrayMenu(u.trayMenu())
-	d.SetSystemTrayIcon(icon)
+	d.SetSystemTrayIcon(u.fa.Icon())
 }
 
 // closeMain is the main window's close button: hide it while the app stays in the tray,
