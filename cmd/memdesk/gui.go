@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2/app"
+	"github.com/godbus/dbus/v5"
 	"github.com/jezek/xgb"
 
 	"github.com/memdesk/memdesk/internal/hotkey"
@@ -70,7 +71,7 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 	keys, noKey := c.hotkeys()
 	u := ui.New(app.NewWithID(appID), ui.Options{Backend: e, Logger: c.log,
 		Semantic: ui.SemanticFunc(e.SemanticState), ConfigPath: c.cfg.Path, TestOllama: c.testOllama,
-		Hotkeys: keys, NoHotkeyWhy: noKey, TrayLikely: c.trayLikely()})
+		Hotkeys: keys, NoHotkeyWhy: noKey, TrayLikely: c.trayLikely(ctx)})
 	if ln != nil {
 		serveCtx, stopServing := context.WithCancel(ctx)
 		var wg sync.WaitGroup
@@ -163,16 +164,31 @@ func (c *cli) hotkeys() (ui.Hotkeys, string) {
 }
 
 // trayLikely reports whether a system tray will show memdesk's icon: macOS and Windows
-// always have one; on Linux a desktop shows it when a StatusNotifier host runs, which most
-// do (KDE, XFCE, Cinnamon, GNOME with the AppIndicator extension) and which needs a session
-// bus.
-func (c *cli) trayLikely() bool {
+// always have one; on Linux a desktop shows it when a StatusNotifier host runs on the
+// session bus (KDE, XFCE, Cinnamon, GNOME with the AppIndicator extension; not plain GNOME).
+// Without one, hiding the window on close would leave nothing on screen to bring it back.
+func (c *cli) trayLikely(ctx context.Context) bool {
 	switch runtime.GOOS {
 	case "darwin", "windows":
 		return true
 	}
-	v, _ := c.lookup("DBUS_SESSION_BUS_ADDRESS")
-	return v != ""
+	if v, _ := c.lookup("DBUS_SESSION_BUS_ADDRESS"); v == "" {
+		return false // and fyne.io/systray would panic at quit without a bus
+	}
+	conn, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
+	if err != nil {
+		c.log.Debug("no session bus: no tray icon", "err", err)
+		return false
+	}
+	defer conn.Close()
+	var has bool
+	err = conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
+	if err != nil {
+		c.log.Debug("could not ask the session bus for a tray", "err", err)
+		return false
+	}
+	c.log.Debug("system tray", "available", has)
+	return has
 }
 
 // hasDisplay reports whether a window can be shown: always on macOS and Windows, and on
