@@ -271,3 +271,21 @@ func TestClosingTheWindowKeepsTheAppInTheTray(t *testing.T) {
 		t.Error("closing the window kept the app running with keep-in-tray off")
 	}
 }
+
+func TestQuickDropsOvertakenAnswers(t *testing.T) {
+	sb := &slowBackend{last: "alpha beta"}
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { sb.Backend = e; return sb }).start()
+	h.remember("alpha beta gamma", "")
+	q := h.quickUp()
+	// Each query reaches the backend at once; only the newest may fill the window.
+	for _, text := range []string{"alp", "alpha", "alpha beta"} {
+		q.query.SetText(text)
+		q.search.now()
+	}
+	h.waitFor("the last query's answer and the older ones cancelled", func() bool {
+		return q.shown.Query == "alpha beta" && len(sb.cancelledQueries()) == 2
+	})
+	if len(q.cards) != 1 || strings.Contains(q.note.Text, "ancel") {
+		t.Errorf("%d rows, note %q; want the last query's one hit and no cancellation shown", len(q.cards), q.note.Text)
+	}
+}
