@@ -53,7 +53,7 @@ type quickWindow struct {
 	open func(engine.Hit)
 	// shownAt is called after each show with when the request to show arrived, so the
 	// latency from hotkey to window is logged (may be nil).
-	shownAt func(since time.Time)
+	shownAt func(requested time.Time)
 
 	visible bool
 	shown   engine.RecallResult // what the rows show, for tests
@@ -86,9 +86,9 @@ func newQuickWindow(t *tasks, a fyne.App, b Backend, log *slog.Logger, afterWrit
 	q.win.Resize(fyne.NewSize(quickWidth, quickHeight))
 	// Closing the quick window only hides it: it is shown again at the next hotkey.
 	q.win.SetCloseIntercept(q.hide)
-	// Keys still work when the focus left the search box (a tapped result).
+	// Keys still work when the focus left the search box (a tapped button).
 	q.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) { q.typedKey(ev) })
-	for _, s := range []fyne.Shortcut{quickCapture, quickOpen} {
+	for _, s := range []fyne.Shortcut{quickCapture(), quickOpen()} {
 		q.win.Canvas().AddShortcut(s, func(s fyne.Shortcut) { q.typedShortcut(s) })
 	}
 	return q
@@ -100,11 +100,15 @@ func newQuickWindow(t *tasks, a fyne.App, b Backend, log *slog.Logger, afterWrit
 // keystroke is cancelled, so searching nearly every keystroke costs little.
 const quickDebounce = 50 * time.Millisecond
 
-// The quick window's shortcuts.
-var (
-	quickCapture = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}
-	quickOpen    = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}
-)
+// quickCapture is Ctrl+S (Cmd+S on macOS): remember the typed text.
+func quickCapture() *desktop.CustomShortcut {
+	return &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}
+}
+
+// quickOpen is Ctrl+Enter (Cmd+Enter on macOS): open the hit in the main window.
+func quickOpen() *desktop.CustomShortcut {
+	return &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}
+}
 
 func (q *quickWindow) request() engine.RecallRequest {
 	return engine.RecallRequest{Query: strings.TrimSpace(q.query.Text), K: quickHitCount}
@@ -152,9 +156,9 @@ func (q *quickWindow) typedShortcut(s fyne.Shortcut) bool {
 		return false
 	}
 	switch {
-	case cs.Modifier == quickCapture.Modifier && cs.KeyName == quickCapture.KeyName:
+	case cs.Modifier == fyne.KeyModifierShortcutDefault && cs.KeyName == fyne.KeyS:
 		q.capture()
-	case cs.Modifier == quickOpen.Modifier && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter):
+	case cs.Modifier == fyne.KeyModifierShortcutDefault && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter):
 		q.openSelected()
 	default:
 		return false

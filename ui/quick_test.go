@@ -90,7 +90,7 @@ func TestQuickCaptureReportsContradiction(t *testing.T) {
 	q := h.quickUp()
 
 	test.Type(q.query, "The release deadline is Monday")
-	q.query.TypedShortcut(quickCapture)
+	q.query.TypedShortcut(quickCapture())
 	h.waitFor("the capture report", func() bool { return q.banner.visible() && strings.Contains(q.banner.text.Text, "Remembered as") })
 	if !strings.Contains(q.banner.text.Text, "contradicts #") {
 		t.Fatalf("banner = %q, want the contradiction the Memories screen reports", q.banner.text.Text)
@@ -117,7 +117,7 @@ func TestQuickCaptureReportsContradiction(t *testing.T) {
 	h.waitFor("the duplicate report", func() bool { return strings.Contains(q.banner.text.Text, "Already remembered") })
 
 	// Nothing typed: nothing stored, and the banner says what to do.
-	q.query.TypedShortcut(quickCapture)
+	q.query.TypedShortcut(quickCapture())
 	h.waitFor("the empty-capture hint", func() bool { return strings.Contains(q.banner.text.Text, "Write something") })
 }
 
@@ -133,7 +133,7 @@ func TestQuickCtrlEnterOpensTheDocument(t *testing.T) {
 	q := h.quickUp()
 	test.Type(q.query, "zeppelin")
 	h.waitFor("the document hit", func() bool { return len(q.cards) > 0 && q.cards[0].hit.Doc != nil })
-	q.query.TypedShortcut(quickOpen)
+	q.query.TypedShortcut(quickOpen())
 	h.waitFor("the document view in the main window", func() bool { return h.u.docs.isOpen() })
 	if q.visible {
 		t.Error("the quick window stayed up over the opened document")
