@@ -50,7 +50,14 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 	}
 	ln, err := c.takeInstance(ctx, dbPath, quick)
 	if errors.Is(err, instance.ErrRunning) {
-		return nil // the running app showed its window
+		switch {
+		case quick: // run from a shortcut, where no one reads stderr
+		case c.json:
+			writeJSON(c.err, map[string]any{"notice": "already running; its window is brought up", "path": dbPath})
+		default:
+			fmt.Fprintln(c.err, "memdesk: already running on this database; its window is brought up")
+		}
+		return nil
 	}
 	if err != nil {
 		return err

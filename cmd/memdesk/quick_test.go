@@ -52,6 +52,9 @@ func TestQuickForwardsToTheRunningApp(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("memdesk %s: exit %d, stderr %q; want 0", cmd, code, stderr.String())
 		}
+		if said := strings.Contains(stderr.String(), "already running"); said != (cmd == "gui") {
+			t.Errorf("memdesk %s: stderr %q (gui says it found the app; quick, run from a shortcut, is silent)", cmd, stderr.String())
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
