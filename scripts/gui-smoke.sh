@@ -71,7 +71,9 @@ EOF
 md kb add "$work/docs" >/dev/null
 
 echo "gui-smoke: starting Xvfb"
-Xvfb -displayfd 3 -screen 0 1280x860x24 -nolisten tcp 3>"$work/display" 2>"$work/xvfb.log" &
+# -noreset: the app is killed and started again below, and a server left with no client
+# would reset just as the new one connects.
+Xvfb -displayfd 3 -screen 0 1280x860x24 -nolisten tcp -noreset 3>"$work/display" 2>"$work/xvfb.log" &
 xvfb_pid=$!
 for _ in $(seq 100); do
 	[ -s "$work/display" ] && break
