@@ -212,8 +212,11 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 		q.note.SetText(nothingRelevant(res) + " Ctrl+S remembers what you typed.")
 	default:
 		q.note.SetText(plural(len(res.Hits), "hit", "hits") + " · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed")
-		for _, h := range res.Hits {
-			rows = append(rows, newResultRow(h, quickCard(h)))
+		for i, h := range res.Hits {
+			card := &tapArea{content: quickCard(h), tapped: func() { q.selectHit(i) },
+				doubleTapped: func() { q.selectHit(i); q.copySelected() }}
+			card.ExtendBaseWidget(card)
+			rows = append(rows, newResultRow(h, card))
 		}
 	}
 	q.setRows(rows)
@@ -233,3 +236,19 @@ func quickCard(h engine.Hit) fyne.CanvasObject {
 	text.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(container.NewBorder(nil, nil, badge, nil, caption(where)), text)
 }
+
+// tapArea makes a hit's card answer the mouse: a tap highlights it, a double tap copies it
+// as Enter does.
+type tapArea struct {
+	widget.BaseWidget
+	content              fyne.CanvasObject
+	tapped, doubleTapped func()
+}
+
+func (a *tapArea) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(a.content) }
+
+// Tapped highlights the row.
+func (a *tapArea) Tapped(*fyne.PointEvent) { a.tapped() }
+
+// DoubleTapped copies the row's text.
+func (a *tapArea) DoubleTapped(*fyne.PointEvent) { a.doubleTapped() }

@@ -56,6 +56,18 @@ func TestQuickTypeSearchesAndEnterCopies(t *testing.T) {
 		t.Error("the quick window stayed up after copying; it should get out of the way for the paste")
 	}
 
+	// The mouse: a tap highlights a row, a double tap copies it.
+	q = h.quickUp()
+	h.waitFor("the rows again", func() bool { return len(q.cards) == 2 })
+	test.Tap(tapAreaIn(q.cards[1]))
+	if q.selected != 1 {
+		t.Errorf("a tap on row 1 left the highlight on %d", q.selected)
+	}
+	test.DoubleTap(tapAreaIn(q.cards[1]))
+	if got := h.u.fa.Clipboard().Content(); got != q.cards[1].hit.Text || q.visible {
+		t.Errorf("after a double tap the clipboard holds %q (window up: %v), want row 1's text and the window hidden", got, q.visible)
+	}
+
 	// Shown again, the last query is still there, selected, so typing replaces it.
 	q = h.quickUp()
 	if q.query.SelectedText() != "wifi" {
@@ -288,4 +300,14 @@ func TestQuickDropsOvertakenAnswers(t *testing.T) {
 	if len(q.cards) != 1 || strings.Contains(q.note.Text, "ancel") {
 		t.Errorf("%d rows, note %q; want the last query's one hit and no cancellation shown", len(q.cards), q.note.Text)
 	}
+}
+
+func tapAreaIn(row *resultRow) *tapArea {
+	var found *tapArea
+	walk(row.content, func(o fyne.CanvasObject) {
+		if a, ok := o.(*tapArea); ok && found == nil {
+			found = a
+		}
+	})
+	return found
 }
