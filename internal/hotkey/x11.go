@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -57,8 +58,10 @@ func (x X11) Grab(ctx context.Context, combo string, pressed func()) (func(), er
 
 	var wg sync.WaitGroup
 	var once sync.Once
+	var released atomic.Bool
 	release := func() {
 		once.Do(func() {
+			released.Store(true)
 			g.ungrab()
 			conn.Close() // ends WaitForEvent
 			wg.Wait()
@@ -71,7 +74,10 @@ func (x X11) Grab(ctx context.Context, combo string, pressed func()) (func(), er
 			ev, xerr := conn.WaitForEvent()
 			switch {
 			case ev == nil && xerr == nil:
-				return // the connection closed
+				if !released.Load() { // the X server went away (the session ended, a crash)
+					log.Warn("the global shortcut stopped working: the X connection closed", "combo", c.String())
+				}
+				return
 			case xerr != nil:
 				log.Debug("X11 error on the hotkey connection", "err", xerr)
 			default:
