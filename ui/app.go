@@ -67,6 +67,17 @@ type Options struct {
 	ConfigPath string
 	// TestOllama backs Settings' "Test connection" button; nil hides the button.
 	TestOllama OllamaTestFunc
+	// Hotkeys grabs the global shortcut that brings up the quick window; nil where the
+	// desktop allows no grab (Wayland, no X11), and NoHotkeyWhy says why: Settings then
+	// tells the person to bind a shortcut to `memdesk quick` instead.
+	Hotkeys     Hotkeys
+	NoHotkeyWhy string
+	// TrayLikely means a system tray will hold memdesk's icon: the tray is set up only
+	// then, and it is the default of "Closing the window keeps memdesk in the tray".
+	TrayLikely bool
+	// StartQuick opens the app with its quick window up (`memdesk quick` with no app
+	// running); the main window stays hidden when the app is kept in the tray.
+	StartQuick bool
 }
 
 // Screens in tab order; the index is what preferences store and Ctrl+1..4 select.
@@ -96,6 +107,8 @@ type App struct {
 	log   *slog.Logger
 
 	status    *statusBar
+	reach     *reach
+	quick     *quickWindow
 	recall    *recallScreen
 	memories  *memoriesScreen
 	knowledge *knowledgeScreen
@@ -107,14 +120,26 @@ type App struct {
 // New builds the window and its screens. It starts no work: Start does.
 func New(a fyne.App, opts Options) *App { return newApp(a, opts, fyne.Do) }
 
-// Run shows the app and blocks until its window is closed or ctx is cancelled, then waits
-// for the window's background work to stop. The caller closes the backend afterwards.
+// Run shows the app and blocks until it quits (its window is closed, unless it is kept in
+// the tray; Quit in the tray) or ctx is cancelled, then waits for the window's background
+// work to stop. The caller closes the backend afterwards.
 func Run(ctx context.Context, a fyne.App, opts Options) error {
-	u := New(a, opts)
-	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
+	return New(a, opts).Run(ctx, opts.StartQuick)
+}
+
+// Run shows an App built with New and blocks like the package's Run; building first lets
+// the caller hand ShowQuick and ShowMain to a listener. quick opens the quick window too.
+func (u *App) Run(ctx context.Context, quick bool) error {
+	stop := context.AfterFunc(ctx, func() { fyne.Do(u.fa.Quit) })
 	defer stop()
 	u.Start()
-	u.win.ShowAndRun()
+	if !quick || !u.reach.keepInTray() {
+		u.win.Show()
+	}
+	if quick {
+		u.showQuick(time.Now())
+	}
+	u.fa.Run()
 	u.Close()
 	return nil
 }
@@ -137,6 +162,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 
 	b := opts.Backend
 	u.status = newStatusBar(u.tasks, opts.Semantic, opts.SemanticPoll)
+	u.reach = newReach(u, opts.Hotkeys, opts.NoHotkeyWhy, opts.TrayLikely)
 	evalRun, evalLegs := opts.Eval, []string(nil)
 	if evalRun == nil {
 		evalRun, evalLegs = scratchEval(opts.EvalEntities, log), []string{"lexical"}
@@ -144,7 +170,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 			evalLegs = append(evalLegs, "entity")
 		}
 	}
-	u.settings = newSettingsScreen(u.tasks, b, u.win,
+	u.settings = newSettingsScreen(u.tasks, b, u.win, u.reach.content,
 		newOllamaPanel(u.tasks, opts.ConfigPath, opts.TestOllama), newEvalPanel(u.tasks, evalRun, evalLegs))
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
@@ -155,6 +181,11 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.knowledge.openDoc = func(d engine.DocumentView) { u.docs.open(d.ID, 0, nil) }
 	u.settings.onRepaired = u.refreshStats
 	u.recall.open = u.openHit
+	u.quick = newQuickWindow(u.tasks, a, b, log, u.memories.afterChange)
+	u.quick.open = u.openFromQuick
+	u.quick.shownAt = func(requested time.Time) {
+		u.log.Debug("quick window shown", "after", time.Since(requested))
+	}
 
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
@@ -184,14 +215,20 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 			u.recall.typedKey(ev)
 		}
 	})
+	u.win.SetCloseIntercept(u.closeMain)
 	u.win.SetOnClosed(func() {
-		size := u.win.Canvas().Size()
-		prefs.SetFloat(prefWidth, float64(size.Width))
-		prefs.SetFloat(prefHeight, float64(size.Height))
+		u.saveWindowSize()
 		// Cancel at once so SQLite stops; Run waits for the goroutines after the loop ends.
 		u.tasks.cancel()
 	})
 	return u
+}
+
+func (u *App) saveWindowSize() {
+	size := u.win.Canvas().Size()
+	prefs := u.fa.Preferences()
+	prefs.SetFloat(prefWidth, float64(size.Width))
+	prefs.SetFloat(prefHeight, float64(size.Height))
 }
 
 // Start loads the first data and begins watching the semantic state.
@@ -202,6 +239,8 @@ func (u *App) Start() {
 	u.memories.reload()
 	u.memories.reloadConflicts()
 	u.knowledge.reload()
+	u.reach.bind(u.reach.combo.Text)
+	u.setUpTray()
 	u.focusScreen()
 }
 

@@ -196,7 +196,7 @@ func BenchmarkTypeToResults50k(b *testing.B) {
 		for _, q := range queries {
 			start := time.Now()
 			r.query.SetText(q)
-			r.typing.flush(r.search)
+			r.search.now()
 			h.waitFor("the results of "+q, func() bool { return r.shown.Query == q })
 			took := time.Since(start)
 			if first == 0 {
@@ -206,7 +206,7 @@ func BenchmarkTypeToResults50k(b *testing.B) {
 			}
 			perQuery[q] = append(perQuery[q], took)
 			r.query.SetText("")
-			r.typing.flush(r.search)
+			r.search.now()
 			h.waitFor("the empty screen", func() bool { return r.shown.Query == "" })
 		}
 	}

@@ -41,6 +41,7 @@ type memoriesScreen struct {
 	addEntry  *submitEntry
 	addButton *widget.Button
 	banner    *banner
+	acts      *factActions
 	content   fyne.CanvasObject
 
 	pages *factPages
@@ -75,6 +76,7 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, c
 	m.addButton = widget.NewButtonWithIcon("Remember", theme.ContentAddIcon(), m.add)
 	m.addButton.Importance = widget.HighImportance
 	m.banner = newBanner()
+	m.acts = &factActions{t: t, b: b, banner: m.banner, after: m.afterChange}
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(170, m.space.MinSize().Height), m.space)
 	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("space"), spaceBox, m.showAll), m.filter)
@@ -216,32 +218,20 @@ func (m *memoriesScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 }
 
 func (m *memoriesScreen) add() {
-	text := m.addEntry.Text
-	if strings.TrimSpace(text) == "" {
-		m.banner.show(widget.WarningImportance, "Write something to remember first.", "", nil)
-		return
-	}
-	req := engine.RememberRequest{Action: engine.ActionAdd, Text: text, Space: strings.TrimSpace(m.space.Text)}
 	m.addButton.Disable()
-	m.t.start(func(ctx context.Context) {
-		res, err := m.b.Remember(ctx, req)
-		m.t.do(func() {
-			m.addButton.Enable()
-			switch {
-			case err != nil:
-				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
-				return
-			case res.Status == engine.StatusDuplicate:
-				m.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
-			default:
-				m.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), text, res)
-			}
+	m.acts.add(m.addEntry.Text, strings.TrimSpace(m.space.Text), func(saved bool) {
+		m.addButton.Enable()
+		if saved {
 			m.addEntry.SetText("")
-			m.reload()
-			m.reloadConflicts()
-			m.changed()
-		})
+		}
 	})
+}
+
+// afterChange follows a write to the facts: the list, its badges and the counts are stale.
+func (m *memoriesScreen) afterChange() {
+	m.reload()
+	m.reloadConflicts()
+	m.changed()
 }
 
 func (m *memoriesScreen) showEdit(f engine.FactView) {
@@ -259,44 +249,16 @@ func (m *memoriesScreen) showEdit(f engine.FactView) {
 	m.win.Canvas().Focus(entry)
 }
 
-func (m *memoriesScreen) edit(id int64, text string) {
-	m.change(engine.RememberRequest{Action: engine.ActionEdit, ID: id, Text: text}, func(res engine.RememberResult) {
-		if res.Status == engine.StatusUnchanged {
-			m.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
-			return
-		}
-		m.showHygiene(fmt.Sprintf("Saved memory #%d.", id), text, res)
-	})
-}
+func (m *memoriesScreen) edit(id int64, text string) { m.acts.edit(id, text) }
 
-// showHygiene reports a write, and what it contradicts or restates, with the one action
-// that resolves the first finding: keep the new fact (the old one is superseded, kept as
-// history), or forget the new one when it only restates.
 func (m *memoriesScreen) showHygiene(done, text string, res engine.RememberResult) {
-	switch {
-	case len(res.Contradicts) > 0:
-		c := res.Contradicts[0]
-		msg := fmt.Sprintf("%s It contradicts #%d “%s”: %s.", done, c.FactID, shorten(c.Text, 60), c.Reason)
-		if n := len(res.Contradicts) - 1; n > 0 {
-			msg += fmt.Sprintf(" (%d more: see the badges)", n)
-		}
-		m.banner.show(widget.WarningImportance, msg, fmt.Sprintf("Keep new, supersede #%d", c.FactID),
-			func() { m.supersede(c.FactID, res.FactID) })
-	case len(res.SimilarTo) > 0:
-		m.banner.show(widget.MediumImportance, fmt.Sprintf("%s It looks like #%d, which may say the same.", done, res.SimilarTo[0]),
-			fmt.Sprintf("Forget #%d", res.FactID), func() { m.forget(engine.FactView{ID: res.FactID, Text: text}) })
-	default:
-		m.banner.show(widget.SuccessImportance, done, "", nil)
-	}
+	m.acts.showHygiene(done, text, res)
 }
 
-// supersede keeps fact by and marks old superseded by it.
-func (m *memoriesScreen) supersede(old, by int64) {
-	m.change(engine.RememberRequest{Action: engine.ActionSupersede, ID: old, By: by}, func(engine.RememberResult) {
-		m.banner.show(widget.SuccessImportance, fmt.Sprintf("#%d is superseded by #%d and kept as history.", old, by),
-			"Undo", func() { m.restore(old) })
-	})
-}
+func (m *memoriesScreen) supersede(old, by int64)  { m.acts.supersede(old, by) }
+func (m *memoriesScreen) dismiss(a, b int64)       { m.acts.dismiss(a, b) }
+func (m *memoriesScreen) forget(f engine.FactView) { m.acts.forget(f) }
+func (m *memoriesScreen) restore(id int64)         { m.acts.restore(id) }
 
 // showConflicts lists what a fact contradicts, each with its two resolutions.
 func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.ContradictionPair) {
@@ -317,52 +279,6 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
 	d.Resize(fyne.NewSize(560, 360))
 	d.Show()
-}
-
-// dismiss keeps both facts of a pair and stops reporting it.
-func (m *memoriesScreen) dismiss(a, b int64) {
-	m.t.start(func(ctx context.Context) {
-		err := m.b.DismissContradiction(ctx, a, b)
-		m.t.do(func() {
-			if err != nil {
-				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
-			} else {
-				m.banner.show(widget.SuccessImportance, fmt.Sprintf("Keeping both #%d and #%d.", a, b), "", nil)
-			}
-			m.reload()
-			m.reloadConflicts()
-		})
-	})
-}
-
-// forget soft-deletes a fact and offers to undo it.
-func (m *memoriesScreen) forget(f engine.FactView) {
-	m.change(engine.RememberRequest{Action: engine.ActionForget, ID: f.ID}, func(engine.RememberResult) {
-		m.banner.show(widget.MediumImportance, fmt.Sprintf("Forgot “%s”.", shorten(f.Text, 60)), "Undo", func() { m.restore(f.ID) })
-	})
-}
-
-func (m *memoriesScreen) restore(id int64) {
-	m.change(engine.RememberRequest{Action: engine.ActionRestore, ID: id}, func(engine.RememberResult) {
-		m.banner.show(widget.SuccessImportance, fmt.Sprintf("Restored memory #%d.", id), "", nil)
-	})
-}
-
-// change sends one edit, forget or restore, then shows done and reloads the list.
-func (m *memoriesScreen) change(req engine.RememberRequest, done func(engine.RememberResult)) {
-	m.t.start(func(ctx context.Context) {
-		res, err := m.b.Remember(ctx, req)
-		m.t.do(func() {
-			if err != nil {
-				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
-			} else {
-				done(res)
-			}
-			m.reload()
-			m.reloadConflicts()
-			m.changed()
-		})
-	})
 }
 
 // shorten cuts text to at most n runes, marking the cut.

@@ -23,8 +23,8 @@ const hitTextLimit = 600
 // cancelling the query before it. Up and Down move a highlight through the results and
 // Enter opens the highlighted hit, so a search never needs the mouse.
 type recallScreen struct {
-	t *tasks
-	b Backend
+	hitList
+	search *liveSearch
 
 	query  *searchEntry
 	source *widget.Select
@@ -33,44 +33,39 @@ type recallScreen struct {
 	// respell searches the store's own spelling of a query that found nothing; hidden
 	// unless the engine had one (RecallResult.DidYouMean).
 	respell *widget.Button
-	results *fyne.Container
-	scroll  *container.Scroll
 	content fyne.CanvasObject
-
-	// cards are the shown hits' rows, in order; selected indexes them, -1 for none.
-	cards    []*resultRow
-	selected int
 
 	// open shows a hit where it lives: a memory in its edit dialog, a chunk among its
 	// document's chunks.
 	open func(engine.Hit)
 
-	typing debouncer
-	cancel context.CancelFunc
-	gen    int                 // the newest search; older answers are dropped
-	shown  engine.RecallResult // what the cards show, for tests
+	shown engine.RecallResult // what the cards show, for tests
 }
 
+// typeToSearch is the recall note before anything is typed.
+const typeToSearch = "Type to search. Memories and imported documents are searched together."
+
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
-	r := &recallScreen{t: t, b: b, typing: debouncer{delay: debounceDelay}, selected: -1}
+	r := &recallScreen{hitList: newHitList()}
+	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
+		pending: func() { r.note.SetText("Searching…") }, answer: r.show}
 	r.query = newSearchEntry(r.typedKey)
 	r.query.SetPlaceHolder("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)")
 	r.query.OnChanged = func(string) {
 		// The highlight belongs to the results of the text before this keystroke.
 		r.selectHit(-1)
-		r.typing.trigger(t, r.search)
+		r.search.typed()
 	}
-	r.query.OnSubmitted = func(string) { r.typing.flush(r.search) }
+	r.query.OnSubmitted = func(string) { r.search.now() }
 	r.source = widget.NewSelect([]string{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}, nil)
 	r.source.SetSelectedIndex(0)
-	r.source.OnChanged = func(string) { r.typing.flush(r.search) }
+	r.source.OnChanged = func(string) { r.search.now() }
 	r.space = widget.NewEntry()
 	r.space.SetPlaceHolder("default")
-	r.space.OnChanged = func(string) { r.typing.trigger(t, r.search) }
-	r.note = widget.NewLabel("Type to search. Memories and imported documents are searched together.")
+	r.space.OnChanged = func(string) { r.search.typed() }
+	r.note = widget.NewLabel(typeToSearch)
 	r.note.Importance = widget.LowImportance
 	r.note.Wrapping = fyne.TextWrapWord
-	r.results = container.NewVBox()
 	r.respell = widget.NewButton("", nil)
 	r.respell.Importance = widget.LowImportance
 	r.respell.Hide()
@@ -78,9 +73,14 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
 	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note, container.NewHBox(r.respell))
-	r.scroll = container.NewVScroll(r.results)
 	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
+}
+
+// request is the search the controls describe.
+func (r *recallScreen) request() engine.RecallRequest {
+	return engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text),
+		Source: engine.Source(r.source.Selected)}
 }
 
 // typedKey moves the highlight with Up and Down and opens the highlighted hit on Enter. It
@@ -89,47 +89,85 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 func (r *recallScreen) typedKey(ev *fyne.KeyEvent) bool {
 	switch ev.Name {
 	case fyne.KeyDown:
-		if len(r.cards) > 0 {
-			r.selectHit(min(r.selected+1, len(r.cards)-1))
-		}
+		r.move(1)
 		return true
 	case fyne.KeyUp:
-		if len(r.cards) > 0 {
-			r.selectHit(max(r.selected-1, 0))
-		}
+		r.move(-1)
 		return true
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if r.selected < 0 || r.open == nil {
+		h, ok := r.selectedHit()
+		if !ok || r.open == nil {
 			return false
 		}
-		r.open(r.cards[r.selected].hit)
+		r.open(h)
 		return true
 	}
 	return false
 }
 
+// hitList is a scrolled column of hit rows with a keyboard highlight, shared by the recall
+// screen and the quick window.
+type hitList struct {
+	// cards are the shown hits' rows, in order; selected indexes them, -1 for none.
+	cards    []*resultRow
+	selected int
+	results  *fyne.Container
+	scroll   *container.Scroll
+}
+
+func newHitList() hitList {
+	results := container.NewVBox()
+	return hitList{selected: -1, results: results, scroll: container.NewVScroll(results)}
+}
+
+// setRows replaces the rows, with nothing highlighted.
+func (l *hitList) setRows(rows []*resultRow) {
+	l.selectHit(-1)
+	l.cards = rows
+	l.results.RemoveAll()
+	for _, row := range rows {
+		l.results.Add(row.content)
+	}
+}
+
+// move walks the highlight by delta rows, stopping at either end.
+func (l *hitList) move(delta int) {
+	if len(l.cards) == 0 {
+		return
+	}
+	l.selectHit(min(max(l.selected+delta, 0), len(l.cards)-1))
+}
+
+// selectedHit is the highlighted hit, if any.
+func (l *hitList) selectedHit() (engine.Hit, bool) {
+	if l.selected < 0 || l.selected >= len(l.cards) {
+		return engine.Hit{}, false
+	}
+	return l.cards[l.selected].hit, true
+}
+
 // selectHit highlights the i-th result (-1: none) and scrolls it into view.
-func (r *recallScreen) selectHit(i int) {
-	if i == r.selected {
+func (l *hitList) selectHit(i int) {
+	if i == l.selected {
 		return
 	}
-	if r.selected >= 0 && r.selected < len(r.cards) {
-		r.cards[r.selected].highlight(false)
+	if l.selected >= 0 && l.selected < len(l.cards) {
+		l.cards[l.selected].highlight(false)
 	}
-	r.selected = i
-	if i < 0 || i >= len(r.cards) {
-		r.selected = -1
+	l.selected = i
+	if i < 0 || i >= len(l.cards) {
+		l.selected = -1
 		return
 	}
-	row := r.cards[i]
+	row := l.cards[i]
 	row.highlight(true)
 	top, bottom := row.content.Position().Y, row.content.Position().Y+row.content.Size().Height
-	view := r.scroll.Size().Height
-	switch off := r.scroll.Offset.Y; {
+	view := l.scroll.Size().Height
+	switch off := l.scroll.Offset.Y; {
 	case top < off:
-		r.scroll.ScrollToOffset(fyne.NewPos(0, top))
+		l.scroll.ScrollToOffset(fyne.NewPos(0, top))
 	case bottom > off+view && view > 0:
-		r.scroll.ScrollToOffset(fyne.NewPos(0, min(top, bottom-view)))
+		l.scroll.ScrollToOffset(fyne.NewPos(0, min(top, bottom-view)))
 	}
 }
 
@@ -140,10 +178,11 @@ type resultRow struct {
 	content fyne.CanvasObject
 }
 
-func newResultRow(h engine.Hit, open func(engine.Hit)) *resultRow {
+// newResultRow puts card, the hit drawn for its screen, over the highlight.
+func newResultRow(h engine.Hit, card fyne.CanvasObject) *resultRow {
 	row := &resultRow{hit: h, bg: canvas.NewRectangle(color.Transparent)}
 	row.bg.CornerRadius = theme.InputRadiusSize()
-	row.content = container.NewStack(row.bg, hitCard(h, open))
+	row.content = container.NewStack(row.bg, card)
 	return row
 }
 
@@ -155,11 +194,13 @@ func (row *resultRow) highlight(on bool) {
 	row.bg.Refresh()
 }
 
-// searchEntry is a one-line entry that first offers each key to onKey, so arrows and Enter
-// can act on the results while the search box keeps the focus.
+// searchEntry is a one-line entry that first offers each key to onKey (and each shortcut to
+// onShortcut), so arrows and Enter can act on the results while the search box keeps the
+// focus.
 type searchEntry struct {
 	widget.Entry
-	onKey func(*fyne.KeyEvent) bool
+	onKey      func(*fyne.KeyEvent) bool
+	onShortcut func(fyne.Shortcut) bool
 }
 
 func newSearchEntry(onKey func(*fyne.KeyEvent) bool) *searchEntry {
@@ -176,30 +217,59 @@ func (e *searchEntry) TypedKey(ev *fyne.KeyEvent) {
 	e.Entry.TypedKey(ev)
 }
 
-// search runs the current query, cancelling the one in flight. UI goroutine only.
-func (r *recallScreen) search() {
-	if r.cancel != nil {
-		r.cancel()
-		r.cancel = nil
-	}
-	r.gen++
-	gen := r.gen
-	q := strings.TrimSpace(r.query.Text)
-	if q == "" {
-		r.show(engine.RecallResult{}, nil)
-		r.note.SetText("Type to search. Memories and imported documents are searched together.")
+// TypedShortcut gives onShortcut the first look at the shortcut.
+func (e *searchEntry) TypedShortcut(s fyne.Shortcut) {
+	if e.onShortcut != nil && e.onShortcut(s) {
 		return
 	}
-	req := engine.RecallRequest{Query: q, Space: strings.TrimSpace(r.space.Text), Source: engine.Source(r.source.Selected)}
-	r.note.SetText("Searching…")
-	r.cancel = r.t.start(func(ctx context.Context) {
-		res, err := r.b.Recall(ctx, req)
-		r.t.do(func() {
-			if gen != r.gen {
+	e.Entry.TypedShortcut(s)
+}
+
+// liveSearch runs a recall as the person types: after a pause in typing, cancelling the
+// query in flight, and dropping any answer that a newer query has overtaken.
+type liveSearch struct {
+	t       *tasks
+	b       Backend
+	typing  debouncer
+	request func() engine.RecallRequest // what the widgets ask; an empty Query clears
+	pending func()                      // a query has started (may be nil)
+	// answer shows the newest query's result; a zero result with no error means "cleared".
+	answer func(engine.RecallResult, error)
+
+	cancel context.CancelFunc
+	gen    int // the newest search; older answers are dropped
+}
+
+// typed schedules a search once typing pauses.
+func (s *liveSearch) typed() { s.typing.trigger(s.t, s.run) }
+
+// now searches at once, dropping a scheduled search.
+func (s *liveSearch) now() { s.typing.flush(s.run) }
+
+// run starts the search the widgets describe, cancelling the one in flight. UI goroutine only.
+func (s *liveSearch) run() {
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	s.gen++
+	gen := s.gen
+	req := s.request()
+	if req.Query == "" {
+		s.answer(engine.RecallResult{}, nil)
+		return
+	}
+	if s.pending != nil {
+		s.pending()
+	}
+	s.cancel = s.t.start(func(ctx context.Context) {
+		res, err := s.b.Recall(ctx, req)
+		s.t.do(func() {
+			if gen != s.gen {
 				return // a newer query owns the screen
 			}
-			r.cancel = nil
-			r.show(res, err)
+			s.cancel = nil
+			s.answer(res, err)
 		})
 	})
 }
@@ -207,21 +277,19 @@ func (r *recallScreen) search() {
 // refresh runs the shown query again, when there is one.
 func (r *recallScreen) refresh() {
 	if strings.TrimSpace(r.query.Text) != "" {
-		r.search()
+		r.search.run()
 	}
 }
 
 func (r *recallScreen) show(res engine.RecallResult, err error) {
 	r.shown = res
-	r.selectHit(-1)
-	r.cards = nil
-	r.results.RemoveAll()
+	r.setRows(nil)
 	r.respell.Hide()
 	if suggestion := res.DidYouMean; err == nil && suggestion != "" {
 		r.respell.SetText("Did you mean " + display.Line(suggestion) + "?  Search that")
 		r.respell.OnTapped = func() {
 			r.query.SetText(suggestion)
-			r.typing.flush(r.search)
+			r.search.now()
 		}
 		r.respell.Show()
 	}
@@ -232,14 +300,11 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 		r.note.SetText(sentence(err))
 		return
 	case res.Query == "":
+		r.note.SetText(typeToSearch)
 		return
 	case len(res.Hits) == 0:
 		r.note.Importance = widget.MediumImportance
-		if why := res.Floors.Unanswered(); why != "" {
-			r.note.SetText("Nothing relevant: " + why + ".")
-		} else {
-			r.note.SetText("Nothing relevant.")
-		}
+		r.note.SetText(nothingRelevant(res))
 		return
 	}
 	msg := plural(len(res.Hits), "hit", "hits")
@@ -248,11 +313,19 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 		msg = "Relaxed: nothing matched every term, so these are the closest " + plural(len(res.Hits), "hit", "hits") + "."
 	}
 	r.note.SetText(msg)
+	rows := make([]*resultRow, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		row := newResultRow(h, r.open)
-		r.cards = append(r.cards, row)
-		r.results.Add(row.content)
+		rows = append(rows, newResultRow(h, hitCard(h, r.open)))
 	}
+	r.setRows(rows)
+}
+
+// nothingRelevant says why a search found nothing.
+func nothingRelevant(res engine.RecallResult) string {
+	if why := res.Floors.Unanswered(); why != "" {
+		return "Nothing relevant: " + why + "."
+	}
+	return "Nothing relevant."
 }
 
 // hitCard shows one hit: where it is from, its legs, its text with matched terms in bold,

@@ -29,7 +29,7 @@ type settingsScreen struct {
 	content  fyne.CanvasObject
 }
 
-func newSettingsScreen(t *tasks, b Backend, win fyne.Window, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
+func newSettingsScreen(t *tasks, b Backend, win fyne.Window, reach fyne.CanvasObject, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
 	s := &settingsScreen{t: t, b: b, win: win, ollama: ollama, eval: eval}
 	s.semantic = widget.NewLabel("off")
 	s.semantic.TextStyle.Bold = true
@@ -55,6 +55,8 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, ollama *ollamaPanel
 	})
 
 	s.content = container.NewVScroll(container.NewVBox(
+		reach,
+		widget.NewSeparator(),
 		heading("Semantic recall"),
 		container.NewHBox(widget.NewLabel("State:"), s.semantic), semanticHelp,
 		ollama.content,

@@ -40,7 +40,9 @@ Usage:
   memdesk [--db PATH] [--config FILE] [--json] [-v] <command> [arguments]
 
 App:
-  gui                             open the desktop app
+  gui                             open the desktop app (or show the one already running)
+  quick                           open the quick search-and-remember window, in the running
+                                  app or a new one: bind your desktop's shortcut to this
   mcp                             serve AI agents over the Model Context Protocol (stdio)
 
 Memories:
@@ -169,7 +171,7 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	rest := fs.Args()
 	if len(rest) == 0 {
 		if hasDisplay(c.lookup) {
-			return c.gui(ctx, nil)
+			return c.gui(ctx, nil, false)
 		}
 		fmt.Fprint(c.out, usageText)
 		fmt.Fprintln(c.out, "\nNo display found, so the desktop app cannot open: use the commands above.")
@@ -207,7 +209,9 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	case "config":
 		return c.printConfig(cargs)
 	case "gui":
-		return c.gui(ctx, cargs)
+		return c.gui(ctx, cargs, false)
+	case "quick":
+		return c.gui(ctx, cargs, true)
 	case "mcp":
 		return c.mcp(ctx, cargs)
 	case "eval":
