@@ -23,8 +23,16 @@ import (
 // is looked up. A suggestion is offered only when recall finds something with it.
 
 // spellingMinLen is the shortest word a suggestion is looked for: one edit of a three-letter
-// word reaches too many other words to be a guess worth showing.
-const spellingMinLen = 4
+// word reaches too many other words to be a guess worth showing. spellingMaxLen is the
+// longest: a word's edits number 54 per letter and each is a copy of the word, so a
+// 100,000-letter "word" would make gigabytes of them; no typed word is longer than 30.
+const (
+	spellingMinLen = 4
+	spellingMaxLen = 30
+	// spellingMaxQuery bounds the query a suggestion is looked for at all: a pasted
+	// paragraph that finds nothing is not a typo.
+	spellingMaxQuery = 200
+)
 
 // maxMisspelled is the most unknown words a query may have for a spelling to be suggested. A
 // query of several words the store has never seen asks about something it does not hold;
@@ -74,7 +82,7 @@ func plainLetters(s string) bool {
 // misspellable reports a typed word a suggestion is looked for: plain lower-case ASCII
 // letters, long enough. Numbers, identifiers and CJK are searched as written.
 func misspellable(surface string) bool {
-	return len(surface) >= spellingMinLen && plainLetters(surface)
+	return len(surface) >= spellingMinLen && len(surface) <= spellingMaxLen && plainLetters(surface)
 }
 
 // termCounter says how many owners of a kind hold each term of the word index.
@@ -171,6 +179,9 @@ func (v *vocabulary) rebuild(ctx context.Context, rd vocabReader) error {
 // spelling, or "" when no word is unknown or none has a close spelling. kinds are the owners
 // the query searched.
 func suggestSpelling(ctx context.Context, tc termCounter, mayHold func(string) bool, query string, kinds []string) (string, error) {
+	if len(query) > spellingMaxQuery {
+		return "", nil
+	}
 	type typed struct{ surface, stem string }
 	var words []typed
 	for t := range analysis.Terms(query) {

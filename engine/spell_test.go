@@ -71,6 +71,8 @@ func TestDidYouMean(t *testing.T) {
 		{"pyhton configuraton pyhton", "python configuration python"}, // two unknown words, pyhton twice
 		{"pyhton configuraton xylophonist", ""},                       // three: a question about something else
 		{"python", ""},                                                // found as typed
+		{strings.Repeat("a", 100_000), ""},                            // no word is this long: the hostile query that cost gigabytes
+		{"pyhton " + strings.Repeat("x ", 200), ""},                   // a pasted paragraph is not a typo
 		{"简约风", ""},
 	} {
 		res, err := e.Recall(ctx, RecallRequest{Query: tc.query})
