@@ -60,6 +60,9 @@ Memories:
   memories export [--space S] [--format md|json] [--to FILE]
                                   write the active memories with their spaces and times
   memories import FILE            add the memories of an export (those already there are kept once)
+  move ID SPACE                   put a memory in another space
+  spaces                          list the spaces and what each holds
+  spaces rename OLD NEW           rename a space, with its memories, documents and watched folders
 
 Recall:
   recall [--space S] [--source all|memory|knowledge] [-k N] QUERY
@@ -198,6 +201,10 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.list(ctx, cargs)
 	case "memories":
 		return c.memories(ctx, cargs)
+	case "spaces":
+		return c.spaces(ctx, cargs)
+	case "move":
+		return c.move(ctx, cargs)
 	case "recall", "search":
 		return c.recall(ctx, cargs)
 	case "kb":
