@@ -166,14 +166,20 @@ func (s *Store) TermOwners(ctx context.Context, kind, from, to string) (map[stri
 	return out, nil
 }
 
+// wordsRowTable is the vocabulary table (fts5vocab row: term, owners holding it) of kind's
+// word index.
+func wordsRowTable(kind string) string {
+	if kind == KindChunk {
+		return "chunks_words_row"
+	}
+	return "facts_words_row"
+}
+
 // CommonTerms returns up to limit terms of kind's word index held by the most owners, most
 // first, for which marker(term) is false (the caller's own markers, such as occurrence
 // counts). It reads every term of the index once: a background job's query, not recall's.
 func (s *Store) CommonTerms(ctx context.Context, kind string, limit int, marker func(string) bool) ([]string, error) {
-	t := "facts_words_row"
-	if kind == KindChunk {
-		t = "chunks_words_row"
-	}
+	t := wordsRowTable(kind)
 	rows, err := s.db.QueryContext(ctx, `SELECT term FROM `+t+` ORDER BY doc DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("read the common terms: %w", err)
@@ -199,10 +205,7 @@ func (s *Store) CommonTerms(ctx context.Context, kind string, limit int, marker 
 // in the index's order, and returns the change-log position the terms are as of. A whole
 // scan of the vocabulary (0.1-0.3 s at 100k texts), for a job that builds a summary of it.
 func (s *Store) EachTerm(ctx context.Context, kind string, marker func(string) bool, fn func(term string)) (int64, error) {
-	t := "facts_words_row"
-	if kind == KindChunk {
-		t = "chunks_words_row"
-	}
+	t := wordsRowTable(kind)
 	var seq int64
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
@@ -233,10 +236,7 @@ func (s *Store) EachTerm(ctx context.Context, kind string, marker func(string) b
 // TermCounts returns how many owners of kind hold each of terms in the word index; a term
 // none holds is absent from the map.
 func (s *Store) TermCounts(ctx context.Context, kind string, terms []string) (map[string]int, error) {
-	t := "facts_words_row"
-	if kind == KindChunk {
-		t = "chunks_words_row"
-	}
+	t := wordsRowTable(kind)
 	out := map[string]int{}
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		// One lookup per term: the vocabulary table answers term = ? from the index, while
