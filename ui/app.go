@@ -67,6 +67,9 @@ type Options struct {
 	ConfigPath string
 	// TestOllama backs Settings' "Test connection" button; nil hides the button.
 	TestOllama OllamaTestFunc
+	// ChangePoll is how often the window asks the backend whether another program wrote
+	// (the live view); 0 means the engine's default.
+	ChangePoll time.Duration
 }
 
 // Screens in tab order; the index is what preferences store and Ctrl+1..4 select.
@@ -102,6 +105,9 @@ type App struct {
 	settings  *settingsScreen
 	docs      *docView
 	tabs      *container.AppTabs
+
+	live       *live
+	changePoll time.Duration
 }
 
 // New builds the window and its screens. It starts no work: Start does.
@@ -129,7 +135,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	if opts.SemanticPoll <= 0 {
 		opts.SemanticPoll = time.Second
 	}
-	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post)}
+	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post), changePoll: opts.ChangePoll}
 	icon := fyne.NewStaticResource("memdesk.png", assets.IconPNG())
 	a.SetIcon(icon)
 	u.win = a.NewWindow("memdesk")
@@ -155,6 +161,8 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.knowledge.openDoc = func(d engine.DocumentView) { u.docs.open(d.ID, 0, nil) }
 	u.settings.onRepaired = u.refreshStats
 	u.recall.open = u.openHit
+	u.live = &live{t: u.tasks, log: log, refresh: u.refreshLive,
+		busy: func() bool { return u.knowledge.cancelImport != nil }}
 
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
@@ -202,6 +210,7 @@ func (u *App) Start() {
 	u.memories.reload()
 	u.memories.reloadConflicts()
 	u.knowledge.reload()
+	u.live.start(u.b, u.changePoll)
 	u.focusScreen()
 }
 
@@ -281,8 +290,23 @@ func (u *App) focusScreen() {
 // refreshStats reloads the counts shown in the status bar and on the settings screen.
 func (u *App) refreshStats() { u.status.refreshStats(u.b) }
 
-// dataChanged follows an edit anywhere: the counts and any shown recall are stale.
+// dataChanged follows an edit anywhere: the counts and any shown recall are stale. When
+// another program wrote meanwhile (during an import), everything is read again instead.
 func (u *App) dataChanged() {
+	if u.live.pending {
+		u.live.owed()
+		return
+	}
 	u.refreshStats()
+	u.recall.refresh()
+}
+
+// refreshLive re-reads everything the window shows after another program wrote, keeping
+// where the person is: the lists' scroll and selection, the shown results' highlight.
+func (u *App) refreshLive() {
+	u.refreshStats()
+	u.memories.refreshKeeping()
+	u.memories.reloadConflicts()
+	u.knowledge.reload()
 	u.recall.refresh()
 }

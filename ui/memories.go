@@ -47,6 +47,13 @@ type memoriesScreen struct {
 	gen   int // the newest reload; pages from older ones are dropped
 	// conflicts maps a fact to the active facts it contradicts, from the last full check.
 	conflicts map[int64][]engine.ContradictionPair
+	// checking says a contradiction pass runs; recheck that another is owed after it, so
+	// changes that keep coming run one pass at a time.
+	checking, recheck bool
+	// selected is the memory the person selected in the list (0: none): a refresh that
+	// moves rows keeps it selected.
+	selected  int64
+	rowStride float32 // one row's height with the gap below it, once measured
 	spaces    []string
 	filtering debouncer
 }
@@ -64,6 +71,12 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, c
 	m.showAll = widget.NewCheck("Show history", func(bool) { m.reload() })
 
 	m.list = widget.NewList(func() int { return m.pages.length }, newFactRow, m.updateRow)
+	m.list.OnSelected = func(id widget.ListItemID) {
+		if f, ok := m.pages.row(id); ok {
+			m.selected = f.ID
+		}
+	}
+	m.list.OnUnselected = func(widget.ListItemID) { m.selected = 0 }
 	m.empty = widget.NewLabel("")
 	m.empty.Alignment = fyne.TextAlignCenter
 	m.empty.Importance = widget.LowImportance
@@ -97,15 +110,7 @@ func (m *memoriesScreen) reload() {
 	gen := m.gen
 	req := m.listRequest(0)
 	m.t.start(func(ctx context.Context) {
-		total := -1
-		if req.Filter == "" && req.Space == "" {
-			if st, err := m.b.Stats(ctx); err == nil {
-				total = st.FactsActive
-				if req.All {
-					total += st.FactsSuperseded + st.FactsDeleted
-				}
-			}
-		}
+		total := m.total(ctx, req)
 		res, err := m.b.List(ctx, req)
 		m.t.do(func() {
 			if gen != m.gen {
@@ -124,23 +129,127 @@ func (m *memoriesScreen) reload() {
 	})
 }
 
+// total is how many rows the list has, when Stats can say without a filter (-1 otherwise).
+func (m *memoriesScreen) total(ctx context.Context, req engine.ListRequest) int {
+	if req.Filter != "" || req.Space != "" {
+		return -1
+	}
+	st, err := m.b.Stats(ctx)
+	if err != nil {
+		return -1
+	}
+	total := st.FactsActive
+	if req.All {
+		total += st.FactsSuperseded + st.FactsDeleted
+	}
+	return total
+}
+
+// refreshKeeping reads again every page the list has loaded, in one call, and swaps them in
+// at once, so no row flashes "Loading…". The person stays where they were: when memories
+// were added or removed above the rows in view, the list scrolls by as many rows, so the same
+// memories stay in view, and the selected memory stays selected. At the very top the list
+// stays at the top, where new memories appear.
+func (m *memoriesScreen) refreshKeeping() {
+	loaded := 0
+	for p := range m.pages.pages {
+		loaded = max(loaded, p+1)
+	}
+	if loaded == 0 {
+		m.reload()
+		return
+	}
+	m.gen++
+	gen := m.gen
+	req := m.listRequest(0)
+	req.Limit = loaded * factPageSize
+	m.t.start(func(ctx context.Context) {
+		total := m.total(ctx, req)
+		res, err := m.b.List(ctx, req)
+		m.t.do(func() {
+			if gen != m.gen {
+				return
+			}
+			if err != nil {
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				return
+			}
+			stride := m.stride()
+			offset := m.list.GetScrollOffset()
+			first := int(offset / stride)
+			anchor, anchored := m.pages.row(first)
+
+			pages := newFactPages(factPageSize, total)
+			for p := 0; p < loaded; p++ {
+				lo := p * factPageSize
+				hi := min(lo+factPageSize, len(res.Facts))
+				if lo > hi {
+					break
+				}
+				pages.put(p, res.Facts[lo:hi])
+				if hi-lo < factPageSize {
+					break
+				}
+			}
+			m.pages = pages
+			m.learnSpaces(res.Facts)
+			m.showEmpty(req)
+			m.list.Refresh()
+
+			// Select first: List.Select scrolls to the row, and the offset set after it wins.
+			if m.selected != 0 {
+				if i := pages.index(m.selected); i >= 0 {
+					m.list.Select(i)
+				} else {
+					m.list.UnselectAll()
+				}
+			}
+			if offset > 0 && anchored {
+				if i := pages.index(anchor.ID); i >= 0 {
+					offset += float32(i-first) * stride
+				}
+			}
+			m.list.ScrollToOffset(offset)
+		})
+	})
+}
+
+// stride is the height one row takes in the list, the gap below it included: how far a
+// row added above the view moves the rows in it.
+func (m *memoriesScreen) stride() float32 {
+	if m.rowStride == 0 {
+		m.rowStride = newFactRow().MinSize().Height + m.list.Theme().Size(theme.SizeNamePadding)
+	}
+	return m.rowStride
+}
+
 // reloadConflicts runs the full contradiction check for the badges. It reads every active
-// statement, so it runs when the facts change, not on every filter keystroke; badges are per
-// fact, whatever the list shows.
+// statement, so it runs when the facts change, not on every filter keystroke, and one at a
+// time: a change while one runs owes one more. Badges are per fact, whatever the list shows.
 func (m *memoriesScreen) reloadConflicts() {
+	if m.checking {
+		m.recheck = true
+		return
+	}
+	m.checking = true
 	m.t.start(func(ctx context.Context) {
 		found, err := m.b.Contradictions(ctx, engine.ContradictionsRequest{})
-		if err != nil {
-			// Badges only: a failed check leaves rows unbadged and says why in the log.
-			m.log.Warn("contradiction badges not updated", "err", err)
-			return
-		}
-		conflicts := map[int64][]engine.ContradictionPair{}
-		for _, p := range found.Pairs {
-			conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
-			conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
-		}
 		m.t.do(func() {
+			m.checking = false
+			if m.recheck {
+				m.recheck = false
+				m.reloadConflicts()
+			}
+			if err != nil {
+				// Badges only: a failed check leaves rows as they were and says why in the log.
+				m.log.Warn("contradiction badges not updated", "err", err)
+				return
+			}
+			conflicts := map[int64][]engine.ContradictionPair{}
+			for _, p := range found.Pairs {
+				conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
+				conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
+			}
 			m.conflicts = conflicts
 			m.list.Refresh()
 		})

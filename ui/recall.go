@@ -171,7 +171,19 @@ func (e *searchEntry) TypedKey(ev *fyne.KeyEvent) {
 }
 
 // search runs the current query, cancelling the one in flight. UI goroutine only.
-func (r *recallScreen) search() {
+func (r *recallScreen) search() { r.run(false) }
+
+// refresh runs the shown query again, when there is one, after the data changed (an edit
+// here, or another program's write). It is quiet: no "Searching…", and when the answer is
+// what the cards already show, nothing is redrawn.
+func (r *recallScreen) refresh() {
+	if strings.TrimSpace(r.query.Text) != "" {
+		r.run(true)
+	}
+}
+
+// run searches; again says the query is the one shown, asked again.
+func (r *recallScreen) run(again bool) {
 	if r.cancel != nil {
 		r.cancel()
 		r.cancel = nil
@@ -185,7 +197,9 @@ func (r *recallScreen) search() {
 		return
 	}
 	req := engine.RecallRequest{Query: q, Space: strings.TrimSpace(r.space.Text), Source: engine.Source(r.source.Selected)}
-	r.note.SetText("Searching…")
+	if !again {
+		r.note.SetText("Searching…")
+	}
 	r.cancel = r.t.start(func(ctx context.Context) {
 		res, err := r.b.Recall(ctx, req)
 		r.t.do(func() {
@@ -193,16 +207,58 @@ func (r *recallScreen) search() {
 				return // a newer query owns the screen
 			}
 			r.cancel = nil
+			if again && err == nil {
+				r.showAgain(res)
+				return
+			}
 			r.show(res, err)
 		})
 	})
 }
 
-// refresh runs the shown query again, when there is one.
-func (r *recallScreen) refresh() {
-	if strings.TrimSpace(r.query.Text) != "" {
-		r.search()
+// showAgain shows a new answer to the shown query without moving the person: the same
+// hit stays highlighted and the results stay scrolled where they were.
+func (r *recallScreen) showAgain(res engine.RecallResult) {
+	if sameAnswer(r.shown, res) {
+		r.shown = res
+		return
 	}
+	var key hitKey
+	if r.selected >= 0 {
+		key = keyOf(r.cards[r.selected].hit)
+	}
+	offset := r.scroll.Offset
+	r.show(res, nil)
+	for i, c := range r.cards {
+		if r.selected < 0 && key != (hitKey{}) && keyOf(c.hit) == key {
+			r.selectHit(i)
+		}
+	}
+	r.scroll.Refresh()
+	r.scroll.ScrollToOffset(offset)
+}
+
+// hitKey names a hit across two answers.
+type hitKey struct {
+	source engine.Source
+	id     int64
+}
+
+func keyOf(h engine.Hit) hitKey { return hitKey{h.Source, h.ID} }
+
+// sameAnswer reports whether b would show what a shows: the same hits with the same words.
+func sameAnswer(a, b engine.RecallResult) bool {
+	if a.Query != b.Query || a.Relaxed != b.Relaxed || len(a.Hits) != len(b.Hits) ||
+		a.Floors.Unanswered() != b.Floors.Unanswered() {
+		return false
+	}
+	for i := range a.Hits {
+		x, y := a.Hits[i], b.Hits[i]
+		if keyOf(x) != keyOf(y) || x.Text != y.Text || x.Why != y.Why || x.Score != y.Score {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *recallScreen) show(res engine.RecallResult, err error) {
