@@ -77,6 +77,31 @@ type Hit struct {
 	Space        string    `json:"space"`
 	CreatedAt    time.Time `json:"created_at"`
 	Doc          *DocRef   `json:"doc,omitempty"`
+	// Conflicts are the active memories of the hit's space that contradict it (memory hits
+	// only; pairs a person chose to keep both of are left out), whether recalled or not.
+	Conflicts []HitConflict `json:"conflicts,omitempty"`
+}
+
+// HitConflict is an active memory that contradicts a recalled one.
+type HitConflict struct {
+	FactID int64 `json:"fact_id"`
+	// Newer says the other memory was written after the hit, which is then the older one.
+	Newer  bool   `json:"newer"`
+	Reason string `json:"reason"`
+}
+
+// Newest reports whether the hit conflicts with other memories and was written after all
+// of them: the one most likely to say what holds now.
+func (h Hit) Newest() bool {
+	if len(h.Conflicts) == 0 {
+		return false
+	}
+	for _, c := range h.Conflicts {
+		if c.Newer {
+			return false
+		}
+	}
+	return true
 }
 
 // FloorReport says which floors a recall applied and how many candidates each dropped.
@@ -431,5 +456,33 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 		}
 		out = append(out, h)
 	}
+	if err := e.markConflicts(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// markConflicts fills the memory hits' Conflicts: one index lookup per hit that makes a
+// statement (hygiene.go's contradictionsOf, as a write is checked). It changes no order;
+// a failed lookup leaves the hit unmarked and is logged, since the hits are still right.
+func (e *Engine) markConflicts(ctx context.Context, hits []Hit) error {
+	for i := range hits {
+		h := &hits[i]
+		if h.Source != SourceMemory {
+			continue
+		}
+		found, err := e.contradictionsOf(ctx, h.ID, h.Space, extractTriples(h.Text))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			e.log.Warn("recall: contradiction mark skipped", "fact", h.ID, "err", err)
+			continue
+		}
+		for _, c := range found {
+			// Ids grow as facts are written (facts are never removed, only marked).
+			h.Conflicts = append(h.Conflicts, HitConflict{FactID: c.FactID, Newer: c.FactID > h.ID, Reason: c.Reason})
+		}
+	}
+	return nil
 }

@@ -343,7 +343,7 @@ func (m *memoriesScreen) add() {
 			case res.Status == engine.StatusDuplicate:
 				m.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
 			default:
-				m.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), text, res)
+				m.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), res.FactID, text, true, res)
 			}
 			m.addEntry.SetText("")
 			m.reload()
@@ -374,29 +374,52 @@ func (m *memoriesScreen) edit(id int64, text string) {
 			m.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
 			return
 		}
-		m.showHygiene(fmt.Sprintf("Saved memory #%d.", id), text, res)
+		m.showHygiene(fmt.Sprintf("Saved memory #%d.", id), id, text, false, res)
 	})
 }
 
-// showHygiene reports a write, and what it contradicts or restates, with the one action
-// that resolves the first finding: keep the new fact (the old one is superseded, kept as
-// history), or forget the new one when it only restates.
-func (m *memoriesScreen) showHygiene(done, text string, res engine.RememberResult) {
+// showHygiene reports a write of fact id and the first active fact it contradicts or
+// restates, with the three ways to settle it: keep the new one (the other is superseded:
+// kept as history, linked, restorable), keep the old one (the new one is forgotten, with
+// Undo), or keep both (the pair is not reported again). After an edit, the edited fact is
+// "this one" and the other is named by its number.
+func (m *memoriesScreen) showHygiene(done string, id int64, text string, added bool, res engine.RememberResult) {
+	var other int64
+	var msg string
+	importance := widget.WarningImportance
 	switch {
 	case len(res.Contradicts) > 0:
 		c := res.Contradicts[0]
-		msg := fmt.Sprintf("%s It contradicts #%d “%s”: %s.", done, c.FactID, shorten(c.Text, 60), c.Reason)
+		other = c.FactID
+		msg = fmt.Sprintf("%s It conflicts with #%d (%s) “%s”: %s.", done, other, age(other, id), shorten(c.Text, 60), c.Reason)
 		if n := len(res.Contradicts) - 1; n > 0 {
 			msg += fmt.Sprintf(" (%d more: see the badges)", n)
 		}
-		m.banner.show(widget.WarningImportance, msg, fmt.Sprintf("Keep new, supersede #%d", c.FactID),
-			func() { m.supersede(c.FactID, res.FactID) })
 	case len(res.SimilarTo) > 0:
-		m.banner.show(widget.MediumImportance, fmt.Sprintf("%s It looks like #%d, which may say the same.", done, res.SimilarTo[0]),
-			fmt.Sprintf("Forget #%d", res.FactID), func() { m.forget(engine.FactView{ID: res.FactID, Text: text}) })
+		other = res.SimilarTo[0]
+		importance = widget.MediumImportance
+		msg = fmt.Sprintf("%s It may say the same as #%d (%s).", done, other, age(other, id))
 	default:
 		m.banner.show(widget.SuccessImportance, done, "", nil)
+		return
 	}
+	keepThis, keepOther := "Keep new", "Keep old"
+	if !added {
+		keepThis, keepOther = fmt.Sprintf("Keep this one (#%d)", id), fmt.Sprintf("Keep #%d", other)
+	}
+	msg += fmt.Sprintf(" %s keeps #%d as history; %s forgets #%d; either can be undone.", keepThis, other, keepOther, id)
+	m.banner.offer(importance, msg,
+		choice{keepThis, func() { m.supersede(other, id) }},
+		choice{keepOther, func() { m.forget(engine.FactView{ID: id, Text: text}) }},
+		choice{"Keep both", func() { m.dismiss(id, other) }})
+}
+
+// age says whether fact other was written before fact id (ids grow as facts are written).
+func age(other, id int64) string {
+	if other < id {
+		return "older"
+	}
+	return "newer"
 }
 
 // supersede keeps fact by and marks old superseded by it.
@@ -416,7 +439,7 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		if other.ID == f.ID {
 			other = p.B
 		}
-		text := widget.NewLabel(fmt.Sprintf("#%d “%s”\n%s", other.ID, display.Line(other.Text), display.Line(p.Reason)))
+		text := widget.NewLabel(fmt.Sprintf("conflicts with #%d (%s) “%s”\n%s", other.ID, age(other.ID, f.ID), display.Line(other.Text), display.Line(p.Reason)))
 		text.Wrapping = fyne.TextWrapWord
 		keepThis := widget.NewButton(fmt.Sprintf("Keep #%d", f.ID), func() { d.Hide(); m.supersede(other.ID, f.ID) })
 		keepOther := widget.NewButton(fmt.Sprintf("Keep #%d", other.ID), func() { d.Hide(); m.supersede(f.ID, other.ID) })

@@ -254,7 +254,8 @@ func sameAnswer(a, b engine.RecallResult) bool {
 	}
 	for i := range a.Hits {
 		x, y := a.Hits[i], b.Hits[i]
-		if keyOf(x) != keyOf(y) || x.Text != y.Text || x.Why != y.Why || x.Score != y.Score {
+		if keyOf(x) != keyOf(y) || x.Text != y.Text || x.Why != y.Why || x.Score != y.Score ||
+			conflictMark(x) != conflictMark(y) {
 			return false
 		}
 	}
@@ -327,6 +328,9 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 		btn.Importance = widget.LowImportance
 		legs.Add(btn)
 	}
+	if mark := conflictMark(h); mark != "" {
+		badge = container.NewHBox(badge, chip(mark, theme.ColorNameForegroundOnWarning, theme.ColorNameWarning))
+	}
 	header := container.NewBorder(nil, nil, badge, legs, caption(where))
 
 	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), hitTextLimit))...)
@@ -338,6 +342,24 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 	why.Importance = widget.LowImportance
 
 	return container.NewVBox(header, text, widget.NewAccordion(widget.NewAccordionItem("why", why)), widget.NewSeparator())
+}
+
+// conflictMark says where a memory stands among those that contradict it: "newer,
+// conflicts with #3" on the one written last, "older, conflicts with #7" on the others; ""
+// when nothing contradicts it.
+func conflictMark(h engine.Hit) string {
+	if len(h.Conflicts) == 0 {
+		return ""
+	}
+	ids := make([]string, len(h.Conflicts))
+	for i, c := range h.Conflicts {
+		ids[i] = fmt.Sprintf("#%d", c.FactID)
+	}
+	standing := "older"
+	if h.Newest() {
+		standing = "newer"
+	}
+	return fmt.Sprintf("%s, conflicts with %s", standing, strings.Join(ids, ", "))
 }
 
 // docLocation reads "Title — path:12–20 › Heading", or for a PDF "Title — path, p. 3:12–20".

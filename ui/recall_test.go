@@ -367,3 +367,22 @@ func TestDocLocation(t *testing.T) {
 		})
 	}
 }
+
+// TestRecallMarksTheNewerOfAConflict: both memories of a contradicting pair show, each
+// saying which it is.
+func TestRecallMarksTheNewerOfAConflict(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	old := h.remember("CI uses Python 3.11", "")
+	newer := h.remember("CI uses Python 3.12", "")
+	h.start()
+	r := h.u.recall
+	r.query.SetText("python")
+	r.typing.flush(r.search)
+	h.waitFor("two hits", func() bool { return len(r.cards) == 2 })
+	shown := texts(r.results)
+	for _, want := range []string{fmt.Sprintf("older, conflicts with #%d", newer), fmt.Sprintf("newer, conflicts with #%d", old)} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("results lack %q:\n%s", want, shown)
+		}
+	}
+}

@@ -258,8 +258,26 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 			fmt.Fprintf(w, "   also at: %s\n", displayPaths(h.Doc.OtherPaths))
 		}
 		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
+		printConflicts(w, h)
 	}
 	fmt.Fprintf(w, "semantic leg: %s\n", display.Line(res.Semantic))
+}
+
+// printConflicts marks a memory that others contradict, and which of them is newer:
+// "   newer: conflicts with #3 (…)" or "   older: conflicts with #7 (…)".
+func printConflicts(w io.Writer, h engine.Hit) {
+	if len(h.Conflicts) == 0 {
+		return
+	}
+	standing := "older"
+	if h.Newest() {
+		standing = "newer"
+	}
+	parts := make([]string, len(h.Conflicts))
+	for i, c := range h.Conflicts {
+		parts[i] = fmt.Sprintf("#%d (%s)", c.FactID, display.Line(c.Reason))
+	}
+	fmt.Fprintf(w, "   %s: conflicts with %s\n", standing, strings.Join(parts, "; "))
 }
 
 // displayPaths joins paths for one terminal line.
