@@ -9,6 +9,7 @@ import (
 
 	"github.com/memdesk/memdesk/engine/analysis"
 	"github.com/memdesk/memdesk/engine/background"
+	"github.com/memdesk/memdesk/engine/explain"
 	"github.com/memdesk/memdesk/engine/lexicon"
 	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/engine/rank"
@@ -36,6 +37,17 @@ type RecallRequest struct {
 	// MeaningOnly ranks by the semantic leg alone: the model's nearest texts by cosine, with
 	// no floor and no other leg (to compare the model with the fused answer).
 	MeaningOnly bool `json:"meaning_only,omitempty"`
+	// Lang is the language of each hit's WhyPlain ("en", "zh"); "" follows the query:
+	// Chinese when it holds a Han character.
+	Lang string `json:"lang,omitempty"`
+}
+
+// lang is the language the hits' plain explanations are written in.
+func (req RecallRequest) lang() explain.Lang {
+	if l, ok := explain.Parse(req.Lang); ok {
+		return l
+	}
+	return explain.LangOf(req.Query)
 }
 
 // LegScores are a hit's raw score in each leg (0 when the leg did not return it): the
@@ -60,20 +72,27 @@ type DocRef struct {
 
 // Hit is one recalled fact or chunk. Score is only comparable within one result.
 type Hit struct {
-	Source  Source    `json:"source"`
-	ID      int64     `json:"id"`
-	Text    string    `json:"text"`
-	Score   float64   `json:"score"`
-	Legs    LegScores `json:"legs"`
-	Why     string    `json:"why"`
-	Matched []string  `json:"matched,omitempty"`
+	Source Source    `json:"source"`
+	ID     int64     `json:"id"`
+	Text   string    `json:"text"`
+	Score  float64   `json:"score"`
+	Legs   LegScores `json:"legs"`
+	// Why is the ranking stage's account with its numbers (for diagnostics and scripts);
+	// WhyPlain says the same for a person, in the request's language: "matched 预算 and 李娜
+	// · also names Alice · written last Tuesday".
+	Why      string   `json:"why"`
+	WhyPlain string   `json:"why_plain"`
+	Matched  []string `json:"matched,omitempty"`
 	// Evidence is what the matched terms (or shared anchors) are worth: how unlikely a match
 	// this good is by chance in the searched scope (package rank, evidence.go).
 	Evidence float64  `json:"evidence,omitempty"`
 	Anchors  []string `json:"anchors,omitempty"`
 	// SemanticOnly marks a hit only the semantic leg found: it ranks after every hit the
 	// lexical or entity leg found.
-	SemanticOnly bool      `json:"semantic_only,omitempty"`
+	SemanticOnly bool `json:"semantic_only,omitempty"`
+	// SemanticLead is how many standard deviations above the query's chance level a leading
+	// semantic leg put the text (0: not above it, or a supporting leg).
+	SemanticLead float64   `json:"semantic_lead,omitempty"`
 	Space        string    `json:"space"`
 	CreatedAt    time.Time `json:"created_at"`
 	Doc          *DocRef   `json:"doc,omitempty"`
@@ -194,7 +213,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	shown, err := e.hits(ctx, hits)
+	shown, err := e.hits(ctx, hits, req.lang())
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -413,7 +432,7 @@ func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms
 }
 
 // hits reads the rows of the ranked hits and makes them the hits the surfaces show.
-func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
+func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang) ([]Hit, error) {
 	ids := map[string][]int64{}
 	for _, h := range ranked {
 		ids[h.Key.Kind] = append(ids[h.Key.Kind], h.Key.ID)
@@ -439,6 +458,7 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 		return nil, err
 	}
 	out := make([]Hit, 0, len(ranked))
+	now := e.opts.Now()
 	for _, r := range ranked {
 		c, ok := rows[r.Key]
 		if !ok {
@@ -446,9 +466,12 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit) ([]Hit, error) {
 		}
 		h := Hit{
 			ID: c.ID, Text: c.Text, Score: r.Score, Legs: r.Legs, Matched: r.Matched, Evidence: r.Evidence,
-			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly,
+			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly, SemanticLead: r.SemanticLead,
 			Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory, Why: rank.Explain(r),
 		}
+		h.WhyPlain = explain.Sentence(explain.Record{Knowledge: c.Kind == store.KindChunk, Matched: r.Matched,
+			Anchors: r.Anchors, Semantic: r.Legs.Semantic, SemanticLead: r.SemanticLead, SemanticOnly: r.SemanticOnly,
+			Written: c.CreatedAt}, lang, now)
 		if c.Kind == store.KindChunk {
 			h.Source = SourceKnowledge
 			h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,

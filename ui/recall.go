@@ -254,7 +254,7 @@ func sameAnswer(a, b engine.RecallResult) bool {
 	}
 	for i := range a.Hits {
 		x, y := a.Hits[i], b.Hits[i]
-		if keyOf(x) != keyOf(y) || x.Text != y.Text || x.Why != y.Why || x.Score != y.Score ||
+		if keyOf(x) != keyOf(y) || x.Text != y.Text || x.WhyPlain != y.WhyPlain || x.Score != y.Score ||
 			conflictMark(x) != conflictMark(y) {
 			return false
 		}
@@ -297,8 +297,9 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	}
 }
 
-// hitCard shows one hit: where it is from, its legs, its text with matched terms in bold,
-// and the engine's explanation behind a "why" fold.
+// hitCard shows one hit: where it is from (and where it stands in a conflict), its text
+// with matched terms in bold, why it was found in plain words, and the ranking stage's
+// numbers behind a "details" fold.
 func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 	var badge fyne.CanvasObject
 	var where string
@@ -309,16 +310,7 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 		badge = chip("memory", theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
 		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format("2 Jan 2006"))
 	}
-	legs := container.NewHBox()
-	for _, leg := range []struct {
-		name  string
-		score float64
-	}{{"lexical", h.Legs.FTS}, {"entity", h.Legs.Entity}, {"semantic", h.Legs.Semantic}} {
-		if leg.score != 0 {
-			legs.Add(chip(fmt.Sprintf("%s %.2f", leg.name, leg.score), theme.ColorNameForeground, theme.ColorNameInputBackground))
-		}
-	}
-
+	actions := container.NewHBox()
 	if open != nil {
 		label := "Edit"
 		if h.Doc != nil {
@@ -326,22 +318,26 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 		}
 		btn := widget.NewButtonWithIcon(label, theme.NavigateNextIcon(), func() { open(h) })
 		btn.Importance = widget.LowImportance
-		legs.Add(btn)
+		actions.Add(btn)
 	}
 	if mark := conflictMark(h); mark != "" {
 		badge = container.NewHBox(badge, chip(mark, theme.ColorNameForegroundOnWarning, theme.ColorNameWarning))
 	}
-	header := container.NewBorder(nil, nil, badge, legs, caption(where))
+	header := container.NewBorder(nil, nil, badge, actions, caption(where))
 
 	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), hitTextLimit))...)
 	text.Wrapping = fyne.TextWrapWord
 
-	why := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",
+	// Why it was found, in words; the ranking stage's numbers are one tap further.
+	plain := caption(h.WhyPlain)
+	plain.Truncation = fyne.TextTruncateOff
+	plain.Wrapping = fyne.TextWrapWord
+	details := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",
 		h.Why, h.Score, h.Legs.FTS, h.Legs.Entity, h.Legs.Semantic))
-	why.Wrapping = fyne.TextWrapWord
-	why.Importance = widget.LowImportance
+	details.Wrapping = fyne.TextWrapWord
+	details.Importance = widget.LowImportance
 
-	return container.NewVBox(header, text, widget.NewAccordion(widget.NewAccordionItem("why", why)), widget.NewSeparator())
+	return container.NewVBox(header, text, plain, widget.NewAccordion(widget.NewAccordionItem("details", details)), widget.NewSeparator())
 }
 
 // conflictMark says where a memory stands among those that contradict it: "newer,

@@ -233,11 +233,13 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return c.emit(res, func(w io.Writer) { printRecall(w, res) })
+		return c.emit(res, func(w io.Writer) { printRecall(w, res, c.verbose) })
 	})
 }
 
-func printRecall(w io.Writer, res engine.RecallResult) {
+// printRecall prints each hit with why it was found in plain words; verbose adds the
+// ranking stage's account with its numbers (always in --json as "why").
+func printRecall(w io.Writer, res engine.RecallResult, verbose bool) {
 	if len(res.Hits) == 0 {
 		if why := res.Floors.Unanswered(); why != "" {
 			fmt.Fprintf(w, "nothing relevant found: %s\n", display.Line(why))
@@ -257,7 +259,10 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 		if h.Doc != nil && len(h.Doc.OtherPaths) > 0 {
 			fmt.Fprintf(w, "   also at: %s\n", displayPaths(h.Doc.OtherPaths))
 		}
-		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
+		fmt.Fprintf(w, "   %s\n", display.Line(h.WhyPlain))
+		if verbose {
+			fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
+		}
 		printConflicts(w, h)
 	}
 	fmt.Fprintf(w, "semantic leg: %s\n", display.Line(res.Semantic))

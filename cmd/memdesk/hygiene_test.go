@@ -31,10 +31,17 @@ func TestCLIContradictionWorkflow(t *testing.T) {
 	}
 	// Recall marks both, and which is newer, in words and in the JSON.
 	out = cli("recall", "python")
-	for _, want := range []string{"older: conflicts with #2", "newer: conflicts with #1"} {
+	for _, want := range []string{"older: conflicts with #2", "newer: conflicts with #1", "matched python · written today"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("recall output lacks %q:\n%s", want, out)
 		}
+	}
+	// The scores are for -v (and --json's why), not the plain answer.
+	if strings.Contains(out, "score") {
+		t.Errorf("recall output without -v shows scores:\n%s", out)
+	}
+	if out := cli("-v", "recall", "python"); !strings.Contains(out, "score 1.000 · lexical") {
+		t.Errorf("recall -v lacks the scores:\n%s", out)
 	}
 	var recalled engine.RecallResult
 	if err := json.Unmarshal([]byte(cli("--json", "recall", "python")), &recalled); err != nil {
