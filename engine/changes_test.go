@@ -85,3 +85,57 @@ func TestWatchChangesEndsWithItsContext(t *testing.T) {
 		t.Fatal("WatchChanges did not return within a minute of its context ending")
 	}
 }
+
+// TestChangeWatchIgnoresUpkeep: what the engine writes for itself (a model's calibration,
+// vectors) is not news for the window; a memory, a pair kept both and a folder are.
+func TestChangeWatchIgnoresUpkeep(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memdesk.db")
+	window, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("Open (window): %v", err)
+	}
+	defer window.Close()
+	other, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("Open (other): %v", err)
+	}
+	defer other.Close()
+	a := remember(t, other, "", "the gate is green")
+	b := remember(t, other, "", "the gate is red")
+
+	w, err := window.watchChanges(ctx)
+	if err != nil {
+		t.Fatalf("watchChanges: %v", err)
+	}
+	defer w.close()
+	steps := []struct {
+		name  string
+		write func() error
+		news  bool
+	}{
+		{"nothing written", func() error { return nil }, false},
+		{"a calibration", func() error { return other.st.PutCalibration(ctx, "model-x", `{"noise":0.1}`) }, false},
+		{"a memory", func() error {
+			_, err := other.Remember(ctx, RememberRequest{Text: "the shed is blue"})
+			return err
+		}, true},
+		{"a pair kept both", func() error { return other.DismissContradiction(ctx, a, b) }, true},
+		{"a forgotten memory", func() error {
+			_, err := other.Remember(ctx, RememberRequest{Action: ActionForget, ID: a})
+			return err
+		}, true},
+	}
+	for _, s := range steps {
+		if err := s.write(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		got, err := w.look(ctx)
+		if err != nil {
+			t.Fatalf("look after %s: %v", s.name, err)
+		}
+		if got != s.news {
+			t.Errorf("after %s, look = %v, want %v", s.name, got, s.news)
+		}
+	}
+}

@@ -33,5 +33,27 @@ func (p *VersionProbe) DataVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
+// ContentMark stands for what a person sees of the database: it moves when a memory, a
+// document's chunks, a pair kept both or a folder kept in sync is added, changed or removed,
+// and stays put through the engine's upkeep of vectors and calibrations. Entity sweeps do
+// move it: the change log records their rows for the in-memory indexes.
+type ContentMark struct {
+	LastChange int64 // the change log's newest sequence number
+	Dismissed  int64 // dismissed pairs
+	Watched    int64 // folders kept in sync
+}
+
+// ContentMark reads the mark on the probe's connection: one index lookup and two counts of
+// tables a person fills by hand.
+func (p *VersionProbe) ContentMark(ctx context.Context) (ContentMark, error) {
+	var m ContentMark
+	err := p.conn.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM changes),
+		(SELECT count(*) FROM dismissed_pairs), (SELECT count(*) FROM watched_roots)`).Scan(&m.LastChange, &m.Dismissed, &m.Watched)
+	if err != nil {
+		return ContentMark{}, fmt.Errorf("read what changed: %w", err)
+	}
+	return m, nil
+}
+
 // Close returns the probe's connection to the pool.
 func (p *VersionProbe) Close() error { return p.conn.Close() }
