@@ -306,7 +306,7 @@ func (u *App) dataChanged() {
 func (u *App) refreshLive() {
 	u.refreshStats()
 	u.memories.refreshKeeping()
-	u.memories.reloadConflicts()
+	u.memories.reloadConflictsPaced()
 	u.knowledge.reload()
 	u.recall.refresh()
 }

@@ -124,3 +124,24 @@ func TestLiveRefreshWaitsForTheWindowsOwnImport(t *testing.T) {
 	}
 	h.waitFor("the owed refresh at the end of the gap", func() bool { return ran == 2 })
 }
+
+// TestBadgePassIsPaced: while changes keep coming, the full contradiction pass waits for
+// checkPace times its last duration, and the changes meanwhile fold into one waiting pass.
+func TestBadgePassIsPaced(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	m := h.u.memories
+	m.checked, m.checkTook = time.Now(), time.Hour // as if a pass just took an hour
+	for range 3 {
+		m.reloadConflictsPaced()
+	}
+	if m.checking || !m.checkDue {
+		t.Errorf("checking %v, due %v right after a slow pass; want no pass yet and one due", m.checking, m.checkDue)
+	}
+	m.checkDue = false
+	m.checked, m.checkTook = time.Now().Add(-time.Minute), time.Millisecond // a quick pass, long ago
+	m.reloadConflictsPaced()
+	if !m.checking {
+		t.Error("a change long after a quick pass did not start one at once")
+	}
+	h.waitFor("the pass to end", func() bool { return !m.checking })
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -50,6 +51,11 @@ type memoriesScreen struct {
 	// checking says a contradiction pass runs; recheck that another is owed after it, so
 	// changes that keep coming run one pass at a time.
 	checking, recheck bool
+	// checked is when the last pass ended and checkTook how long it ran; checkDue says a
+	// paced pass is waiting (reloadConflictsPaced).
+	checked   time.Time
+	checkTook time.Duration
+	checkDue  bool
 	// selected is the memory the person selected in the list (0: none): a refresh that
 	// moves rows keeps it selected.
 	selected  int64
@@ -232,10 +238,12 @@ func (m *memoriesScreen) reloadConflicts() {
 		return
 	}
 	m.checking = true
+	began := time.Now()
 	m.t.start(func(ctx context.Context) {
 		found, err := m.b.Contradictions(ctx, engine.ContradictionsRequest{})
 		m.t.do(func() {
 			m.checking = false
+			m.checked, m.checkTook = time.Now(), time.Since(began)
 			if m.recheck {
 				m.recheck = false
 				m.reloadConflicts()
@@ -252,6 +260,32 @@ func (m *memoriesScreen) reloadConflicts() {
 			}
 			m.conflicts = conflicts
 			m.list.Refresh()
+		})
+	})
+}
+
+// checkPace is how many times its own duration a paced contradiction pass waits after the
+// last one: a pass that takes 1.2 s (100k memories) runs at most every 6 s while another
+// program keeps writing, a fifth of a core, and one of 20 ms (1k) as often as changes come.
+const checkPace = 4
+
+// reloadConflictsPaced is reloadConflicts for changes that keep coming (the live view): it
+// runs when checkPace times the last pass's duration has gone by since that pass ended, and
+// changes meanwhile fold into the one pass that is waiting.
+func (m *memoriesScreen) reloadConflictsPaced() {
+	wait := time.Until(m.checked.Add(checkPace * m.checkTook))
+	if wait <= 0 {
+		m.reloadConflicts()
+		return
+	}
+	if m.checkDue {
+		return
+	}
+	m.checkDue = true
+	time.AfterFunc(wait, func() {
+		m.t.do(func() {
+			m.checkDue = false
+			m.reloadConflicts()
 		})
 	})
 }
