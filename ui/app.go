@@ -202,15 +202,18 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	return u
 }
 
-// Start loads the first data and begins watching the semantic state.
+// Start loads the first data and begins watching the semantic state and, when the backend
+// can say, other programs' writes.
 func (u *App) Start() {
+	// The watch starts first so that its starting point is, as nearly as can be, no later
+	// than the first reads: a write in between would show only with the next change.
+	u.live.start(u.b, u.changePoll)
 	u.status.start()
 	u.settings.ollama.load()
 	u.refreshStats()
 	u.memories.reload()
 	u.memories.reloadConflicts()
 	u.knowledge.reload()
-	u.live.start(u.b, u.changePoll)
 	u.focusScreen()
 }
 
