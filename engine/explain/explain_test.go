@@ -100,3 +100,13 @@ func TestLangOfAndParse(t *testing.T) {
 		t.Error("Parse(fr) ok, want not: there is no French")
 	}
 }
+
+// BenchmarkSentence is one hit's explanation; recall writes one per hit shown.
+func BenchmarkSentence(b *testing.B) {
+	r := Record{Matched: []string{"预算", "李娜", "review"}, Anchors: []string{"李娜", "Alice"}, Semantic: 0.7,
+		SemanticLead: 2.1, Written: now.AddDate(0, 0, -9)}
+	b.ReportAllocs()
+	for b.Loop() {
+		Sentence(r, Chinese, now)
+	}
+}
