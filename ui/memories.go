@@ -377,7 +377,7 @@ func (m *memoriesScreen) add() {
 			case res.Status == engine.StatusDuplicate:
 				m.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
 			default:
-				m.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), res.FactID, text, true, res)
+				m.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), res.FactID, text, res)
 			}
 			m.addEntry.SetText("")
 			m.reload()
@@ -408,16 +408,14 @@ func (m *memoriesScreen) edit(id int64, text string) {
 			m.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
 			return
 		}
-		m.showHygiene(fmt.Sprintf("Saved memory #%d.", id), id, text, false, res)
+		m.showHygiene(fmt.Sprintf("Saved memory #%d.", id), id, text, res)
 	})
 }
 
 // showHygiene reports a write of fact id and the first active fact it contradicts or
-// restates, with the three ways to settle it: keep the new one (the other is superseded:
-// kept as history, linked, restorable), keep the old one (the new one is forgotten, with
-// Undo), or keep both (the pair is not reported again). After an edit, the edited fact is
-// "this one" and the other is named by its number.
-func (m *memoriesScreen) showHygiene(done string, id int64, text string, added bool, res engine.RememberResult) {
+// restates, with the three ways to settle it (settlement). New and old are by when the two
+// were written, also after an edit.
+func (m *memoriesScreen) showHygiene(done string, id int64, text string, res engine.RememberResult) {
 	var other int64
 	var msg string
 	importance := widget.WarningImportance
@@ -437,15 +435,44 @@ func (m *memoriesScreen) showHygiene(done string, id int64, text string, added b
 		m.banner.show(widget.SuccessImportance, done, "", nil)
 		return
 	}
-	keepThis, keepOther := "Keep new", "Keep old"
-	if !added {
-		keepThis, keepOther = fmt.Sprintf("Keep this one (#%d)", id), fmt.Sprintf("Keep #%d", other)
+	settle := m.settling(engine.FactView{ID: id, Text: text}, engine.FactView{ID: other})
+	msg += fmt.Sprintf(" Keep new keeps #%d as history; Keep old forgets #%d; either can be undone.",
+		settle.older.ID, settle.newer.ID)
+	m.banner.offer(importance, msg, settle.choices(nil)...)
+}
+
+// settlement is the three ways to settle a pair of memories that conflict or restate each
+// other, the same in the banner and in the badge's dialog.
+type settlement struct {
+	m            *memoriesScreen
+	newer, older engine.FactView
+}
+
+// settling orders a pair by when it was written (ids grow as facts are written).
+func (m *memoriesScreen) settling(a, b engine.FactView) settlement {
+	if a.ID < b.ID {
+		a, b = b, a
 	}
-	msg += fmt.Sprintf(" %s keeps #%d as history; %s forgets #%d; either can be undone.", keepThis, other, keepOther, id)
-	m.banner.offer(importance, msg,
-		choice{keepThis, func() { m.supersede(other, id) }},
-		choice{keepOther, func() { m.forget(engine.FactView{ID: id, Text: text}) }},
-		choice{"Keep both", func() { m.dismiss(id, other) }})
+	return settlement{m: m, newer: a, older: b}
+}
+
+// choices are Keep new (the older is superseded: kept as history, linked, restorable), Keep
+// old (the newer is forgotten, with Undo) and Keep both (the pair is not reported again);
+// before, when set, runs first (closing a dialog).
+func (s settlement) choices(before func()) []choice {
+	do := func(f func()) func() {
+		return func() {
+			if before != nil {
+				before()
+			}
+			f()
+		}
+	}
+	return []choice{
+		{"Keep new", do(func() { s.m.supersede(s.older.ID, s.newer.ID) })},
+		{"Keep old", do(func() { s.m.forget(s.newer) })},
+		{"Keep both", do(func() { s.m.dismiss(s.newer.ID, s.older.ID) })},
+	}
 }
 
 // age says whether fact other was written before fact id (ids grow as facts are written).
@@ -473,12 +500,15 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		if other.ID == f.ID {
 			other = p.B
 		}
-		text := widget.NewLabel(fmt.Sprintf("conflicts with #%d (%s) “%s”\n%s", other.ID, age(other.ID, f.ID), display.Line(other.Text), display.Line(p.Reason)))
+		settle := m.settling(f, other)
+		text := widget.NewLabel(fmt.Sprintf("conflicts with #%d (%s) “%s”\n%s\nKeep new keeps #%d as history; Keep old forgets #%d.",
+			other.ID, age(other.ID, f.ID), display.Line(other.Text), display.Line(p.Reason), settle.older.ID, settle.newer.ID))
 		text.Wrapping = fyne.TextWrapWord
-		keepThis := widget.NewButton(fmt.Sprintf("Keep #%d", f.ID), func() { d.Hide(); m.supersede(other.ID, f.ID) })
-		keepOther := widget.NewButton(fmt.Sprintf("Keep #%d", other.ID), func() { d.Hide(); m.supersede(f.ID, other.ID) })
-		both := widget.NewButton("Keep both", func() { d.Hide(); m.dismiss(f.ID, other.ID) })
-		box.Add(container.NewVBox(text, container.NewHBox(keepThis, keepOther, both), widget.NewSeparator()))
+		buttons := container.NewHBox()
+		for _, c := range settle.choices(func() { d.Hide() }) {
+			buttons.Add(widget.NewButton(c.label, c.do))
+		}
+		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
 	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
 	d.Resize(fyne.NewSize(560, 360))
@@ -504,7 +534,11 @@ func (m *memoriesScreen) dismiss(a, b int64) {
 // forget soft-deletes a fact and offers to undo it.
 func (m *memoriesScreen) forget(f engine.FactView) {
 	m.change(engine.RememberRequest{Action: engine.ActionForget, ID: f.ID}, func(engine.RememberResult) {
-		m.banner.show(widget.MediumImportance, fmt.Sprintf("Forgot “%s”.", shorten(f.Text, 60)), "Undo", func() { m.restore(f.ID) })
+		what := fmt.Sprintf("“%s”", shorten(f.Text, 60))
+		if f.Text == "" {
+			what = fmt.Sprintf("memory #%d", f.ID)
+		}
+		m.banner.show(widget.MediumImportance, "Forgot "+what+".", "Undo", func() { m.restore(f.ID) })
 	})
 }
 

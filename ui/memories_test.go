@@ -286,3 +286,31 @@ func TestMemoriesSettleAFinding(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoriesConflictDialogSettles: the badge's dialog offers the banner's three choices,
+// by when each memory was written, and Keep old forgets the newer one.
+func TestMemoriesConflictDialogSettles(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	old := h.remember("老王住在北京", "")
+	newer := h.remember("老王住在上海", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	test.Tap(button(m.list, "contradicts 1"))
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("the badge opened no dialog")
+	}
+	for _, label := range []string{"Keep new", "Keep old", "Keep both"} {
+		if button(dlg, label) == nil {
+			t.Fatalf("the dialog offers no %q:\n%s", label, texts(dlg))
+		}
+	}
+	test.Tap(button(dlg, "Keep old"))
+	h.waitFor("the newer memory forgotten", func() bool { return h.fact(newer).Status == factDeleted })
+	if h.fact(old).Status != factActive {
+		t.Errorf("Keep old changed the older memory: %+v", h.fact(old))
+	}
+	h.waitFor("the undo", func() bool { return m.banner.action.Text == "Undo" && m.banner.action.Visible() })
+}
