@@ -471,7 +471,7 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly, SemanticLead: r.SemanticLead,
 			Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory, Why: rank.Explain(r),
 		}
-		h.WhyPlain = explain.Sentence(explain.Record{Knowledge: c.Kind == store.KindChunk, Matched: r.Matched,
+		h.WhyPlain = explain.Sentence(explain.Record{Knowledge: c.Kind == store.KindChunk, Matched: r.Matched, Lexical: r.Legs.FTS > 0,
 			Anchors: r.Anchors, Semantic: r.Legs.Semantic, SemanticLead: r.SemanticLead, SemanticOnly: r.SemanticOnly,
 			Written: c.CreatedAt}, lang, now)
 		if c.Kind == store.KindChunk {

@@ -51,6 +51,10 @@ type Record struct {
 	Knowledge bool
 	// Matched are the query's words the text holds, as the query wrote them.
 	Matched []string
+	// Lexical says the lexical leg found the text. With no matched words that means the
+	// substring fallback did: what was typed is inside a longer word ("sqlite" in
+	// "go-sqlite3").
+	Lexical bool
 	// Anchors are the names (entities) the query and the text share.
 	Anchors []string
 	// Semantic is the semantic leg's cosine (0: it did not find the text); SemanticLead how
@@ -76,14 +80,17 @@ const clearLead = 3
 func Sentence(r Record, lang Lang, now time.Time) string {
 	w := wordsFor(lang)
 	var parts []string
-	if len(r.Matched) > 0 {
+	switch {
+	case len(r.Matched) > 0:
 		parts = append(parts, w.matched+" "+w.list(r.Matched))
+	case r.Lexical:
+		parts = append(parts, w.inside)
 	}
 	if names := unmatched(r.Anchors, r.Matched); len(names) > 0 {
 		parts = append(parts, w.names+" "+w.list(names))
 	}
 	switch {
-	case r.SemanticOnly || (r.Semantic > 0 && len(r.Matched) == 0 && len(r.Anchors) == 0):
+	case r.SemanticOnly || (r.Semantic > 0 && !r.Lexical && len(r.Matched) == 0 && len(r.Anchors) == 0):
 		parts = append(parts, w.meaningOnly)
 	case r.SemanticLead >= clearLead:
 		parts = append(parts, w.veryClose)
@@ -116,7 +123,7 @@ func unmatched(names, matched []string) []string {
 
 // words are one language's phrases.
 type words struct {
-	matched, names                         string
+	matched, inside, names                 string
 	meaningOnly, veryClose, close, related string
 	list                                   func([]string) string
 	written                                func(when string, knowledge bool) string
@@ -125,7 +132,7 @@ type words struct {
 func wordsFor(lang Lang) words {
 	if lang == Chinese {
 		return words{
-			matched: "匹配", names: "也提到",
+			matched: "匹配", inside: "输入的字在更长的词里", names: "也提到",
 			meaningOnly: "按意思找到，字面不同", veryClose: "意思非常接近", close: "意思相近", related: "意思有关",
 			list: func(ws []string) string {
 				if len(ws) > maxWords {
@@ -142,7 +149,7 @@ func wordsFor(lang Lang) words {
 		}
 	}
 	return words{
-		matched: "matched", names: "also names",
+		matched: "matched", inside: "holds what you typed inside a longer word", names: "also names",
 		meaningOnly: "found by meaning, not by its words", veryClose: "very close in meaning", close: "close in meaning", related: "related in meaning",
 		list: func(ws []string) string {
 			if len(ws) > maxWords {
