@@ -132,12 +132,15 @@ type resultRow struct {
 	hit     engine.Hit
 	bg      *canvas.Rectangle
 	content fyne.CanvasObject
+	details *widget.Accordion // the scores' fold
 }
 
 func newResultRow(h engine.Hit, open func(engine.Hit)) *resultRow {
 	row := &resultRow{hit: h, bg: canvas.NewRectangle(color.Transparent)}
 	row.bg.CornerRadius = theme.InputRadiusSize()
-	row.content = container.NewStack(row.bg, hitCard(h, open))
+	card, details := hitCard(h, open)
+	row.details = details
+	row.content = container.NewStack(row.bg, card)
 	return row
 }
 
@@ -217,7 +220,8 @@ func (r *recallScreen) run(again bool) {
 }
 
 // showAgain shows a new answer to the shown query without moving the person: the same
-// hit stays highlighted and the results stay scrolled where they were.
+// hit stays highlighted, its "details" stay open where they were, and the results stay
+// scrolled where they were.
 func (r *recallScreen) showAgain(res engine.RecallResult) {
 	if sameAnswer(r.shown, res) {
 		r.shown = res
@@ -227,9 +231,18 @@ func (r *recallScreen) showAgain(res engine.RecallResult) {
 	if r.selected >= 0 {
 		key = keyOf(r.cards[r.selected].hit)
 	}
+	opened := map[hitKey]bool{}
+	for _, c := range r.cards {
+		if c.details.Items[0].Open {
+			opened[keyOf(c.hit)] = true
+		}
+	}
 	offset := r.scroll.Offset
 	r.show(res, nil)
 	for i, c := range r.cards {
+		if opened[keyOf(c.hit)] {
+			c.details.Open(0)
+		}
 		if r.selected < 0 && key != (hitKey{}) && keyOf(c.hit) == key {
 			r.selectHit(i)
 		}
@@ -300,7 +313,7 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 // hitCard shows one hit: where it is from (and where it stands in a conflict), its text
 // with matched terms in bold, why it was found in plain words, and the ranking stage's
 // numbers behind a "details" fold.
-func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
+func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold *widget.Accordion) {
 	var badge fyne.CanvasObject
 	var where string
 	if h.Doc != nil {
@@ -337,7 +350,8 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 	details.Wrapping = fyne.TextWrapWord
 	details.Importance = widget.LowImportance
 
-	return container.NewVBox(header, text, plain, widget.NewAccordion(widget.NewAccordionItem("details", details)), widget.NewSeparator())
+	fold = widget.NewAccordion(widget.NewAccordionItem("details", details))
+	return container.NewVBox(header, text, plain, fold, widget.NewSeparator()), fold
 }
 
 // conflictMark says where a memory stands among those that contradict it: "newer,
