@@ -151,3 +151,20 @@ func TestBadgePassIsPaced(t *testing.T) {
 	}
 	h.waitFor("the pass to end", func() bool { return !m.checking })
 }
+
+// TestLiveRefreshBadgesAContradiction: a memory another program writes that contradicts one
+// in the window badges both rows, and the status bar counts it.
+func TestLiveRefreshBadgesAContradiction(t *testing.T) {
+	h := newHarness(t, Options{ChangePoll: 20 * time.Millisecond}, nil)
+	mine := h.remember("CI uses Python 3.12", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("the list", func() bool { return m.pages.length == 1 })
+	res, err := h.otherProgram().Remember(context.Background(), engine.RememberRequest{Text: "CI uses Python 3.11"})
+	if err != nil {
+		t.Fatalf("remember in the other program: %v", err)
+	}
+	h.waitFor("both rows badged", func() bool { return len(m.conflicts[mine]) == 1 && len(m.conflicts[res.FactID]) == 1 })
+	h.waitFor("the status bar count", func() bool { return h.u.status.counts.Text == countsLine(engine.Stats{FactsActive: 2}) })
+}
