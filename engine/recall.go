@@ -103,7 +103,7 @@ type Hit struct {
 	Conflicts []HitConflict `json:"conflicts,omitempty"`
 }
 
-// HitConflict is an active memory that contradicts a recalled one.
+// HitConflict is another memory of the same answer that contradicts a recalled one.
 type HitConflict struct {
 	FactID int64 `json:"fact_id"`
 	// Newer says the other memory was written after the hit, which is then the older one.
