@@ -84,8 +84,18 @@ func (e *Engine) hygieneReport(ctx context.Context, res *RememberResult, space, 
 	if err != nil {
 		e.log.Warn("near-duplicate check skipped", "fact", res.FactID, "err", err)
 	}
+	if len(similar) == 0 {
+		return
+	}
+	// A restatement a person chose to keep beside its twin ("Keep both") is not reported
+	// again, as a dismissed contradiction is not.
+	dismissed, err := e.st.DismissedPairs(ctx)
+	if err != nil {
+		e.log.Warn("near-duplicate check skipped", "fact", res.FactID, "err", err)
+		return
+	}
 	for _, id := range similar {
-		if !containsFact(contradicts, id) {
+		if !containsFact(contradicts, id) && !dismissed[orderedPair(res.FactID, id)] {
 			res.SimilarTo = append(res.SimilarTo, id)
 		}
 	}
@@ -339,8 +349,9 @@ func (e *Engine) Contradictions(ctx context.Context, req ContradictionsRequest) 
 	return res, nil
 }
 
-// DismissContradiction records that a person keeps both facts of a reported pair, so
-// neither the full pass nor a later write reports it again.
+// DismissContradiction records that a person keeps both facts of a reported pair (a
+// contradiction or a restatement), so neither the full pass nor a later write or edit
+// reports it again.
 func (e *Engine) DismissContradiction(ctx context.Context, a, b int64) error {
 	if a == b || a <= 0 || b <= 0 {
 		return fmt.Errorf("%w: dismiss needs two different fact ids", ErrBadRequest)

@@ -40,7 +40,7 @@ func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds [
 	if len(ranked) > k {
 		ranked = ranked[:k]
 	}
-	shown, err := e.hits(ctx, ranked)
+	shown, err := e.hits(ctx, ranked, req.lang())
 	if err != nil {
 		return RecallResult{}, err
 	}

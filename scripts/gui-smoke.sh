@@ -202,6 +202,33 @@ shot 3-memories
 typeText "The release deadline is Monday"
 xdotool key ctrl+Return
 shot 4-memories-added "$artifacts/3-memories.png"
+# The live view: with the window open on Memories, the CLI (another process) writes a memory
+# and the window must show it without being touched. The latency is measured from the CLI's
+# exit (its commit is done) to the first screenshot that differs from the one before: an
+# upper bound, since one screenshot takes about 0.1 s.
+import -window "$wid" "$work/before-live.png"
+t0=$(date +%s.%N)
+md remember "Written by the CLI while the window is open" >/dev/null
+t1=$(date +%s.%N)
+seen="" looks=0
+while awk -v a="$(date +%s.%N)" -v b="$t1" 'BEGIN { exit !(a - b < 10) }'; do
+	import -window "$wid" "$work/live.png" 2>/dev/null || continue
+	looks=$((looks + 1))
+	if [ "$(pixels "$work/before-live.png" "$work/live.png")" -gt 300 ]; then
+		seen=$(date +%s.%N)
+		break
+	fi
+done
+[ -n "$seen" ] || fail "the memory the CLI wrote did not show in the open window within 10 s"
+awk -v t0="$t0" -v t1="$t1" -v t2="$seen" -v n="$looks" 'BEGIN {
+	printf "gui-smoke: live refresh: the CLI took %.2f s; its commit showed in the window %.2f s after it exited (screenshot %d, %.2f s per look)\n",
+		t1 - t0, t2 - t1, n, (t2 - t1) / n }' |
+	tee "$artifacts/live-refresh.txt"
+awk -v t1="$t1" -v t2="$seen" 'BEGIN { exit !(t2 - t1 <= 1.0) }' ||
+	echo "gui-smoke: WARNING: the live refresh took longer than 1 s (a busy machine, or a regression)" >&2
+# The saved screenshot is of the settled window: the row comes first, the counts a moment later.
+prev="$work/before-live.png"
+shot live-refresh
 xdotool key ctrl+3
 shot 5-knowledge
 xdotool key ctrl+4

@@ -78,6 +78,9 @@ type Options struct {
 	// StartQuick opens the app with its quick window up (`memdesk quick` with no app
 	// running); the main window stays hidden when the app is kept in the tray.
 	StartQuick bool
+	// ChangePoll is how often the window asks the backend whether another program wrote
+	// (the live view); 0 means the engine's default.
+	ChangePoll time.Duration
 }
 
 // Screens in tab order; the index is what preferences store and Ctrl+1..4 select.
@@ -115,6 +118,9 @@ type App struct {
 	settings  *settingsScreen
 	docs      *docView
 	tabs      *container.AppTabs
+
+	live       *live
+	changePoll time.Duration
 }
 
 // New builds the window and its screens. It starts no work: Start does.
@@ -154,7 +160,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	if opts.SemanticPoll <= 0 {
 		opts.SemanticPoll = time.Second
 	}
-	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post)}
+	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post), changePoll: opts.ChangePoll}
 	icon := fyne.NewStaticResource("memdesk.png", assets.IconPNG())
 	a.SetIcon(icon)
 	u.win = a.NewWindow("memdesk")
@@ -186,6 +192,8 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.quick.shownAt = func(requested time.Time) {
 		u.log.Debug("quick window shown", "after", time.Since(requested))
 	}
+	u.live = &live{t: u.tasks, log: log, refresh: u.refreshLive,
+		busy: func() bool { return u.knowledge.cancelImport != nil }}
 
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
@@ -231,8 +239,12 @@ func (u *App) saveWindowSize() {
 	prefs.SetFloat(prefHeight, float64(size.Height))
 }
 
-// Start loads the first data and begins watching the semantic state.
+// Start loads the first data and begins watching the semantic state and, when the backend
+// can say, other programs' writes.
 func (u *App) Start() {
+	// The watch starts first so that its starting point is, as nearly as can be, no later
+	// than the first reads: a write in between would show only with the next change.
+	u.live.start(u.b, u.changePoll)
 	u.status.start()
 	u.settings.ollama.load()
 	u.refreshStats()
@@ -320,8 +332,23 @@ func (u *App) focusScreen() {
 // refreshStats reloads the counts shown in the status bar and on the settings screen.
 func (u *App) refreshStats() { u.status.refreshStats(u.b) }
 
-// dataChanged follows an edit anywhere: the counts and any shown recall are stale.
+// dataChanged follows an edit anywhere: the counts and any shown recall are stale. When
+// another program wrote meanwhile (during an import), everything is read again instead.
 func (u *App) dataChanged() {
+	if u.live.pending {
+		u.live.owed()
+		return
+	}
 	u.refreshStats()
+	u.recall.refresh()
+}
+
+// refreshLive re-reads everything the window shows after another program wrote, keeping
+// where the person is: the lists' scroll and selection, the shown results' highlight.
+func (u *App) refreshLive() {
+	u.refreshStats()
+	u.memories.refreshKeeping()
+	u.memories.reloadConflictsPaced()
+	u.knowledge.reload()
 	u.recall.refresh()
 }

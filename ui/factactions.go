@@ -40,7 +40,7 @@ func (a *factActions) add(text, space string, done func(saved bool)) {
 			case res.Status == engine.StatusDuplicate:
 				a.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
 			default:
-				a.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), text, res)
+				a.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), res.FactID, text, res)
 			}
 			done(true)
 			a.changed()
@@ -54,29 +54,79 @@ func (a *factActions) edit(id int64, text string) {
 			a.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
 			return
 		}
-		a.showHygiene(fmt.Sprintf("Saved memory #%d.", id), text, res)
+		a.showHygiene(fmt.Sprintf("Saved memory #%d.", id), id, text, res)
 	})
 }
 
-// showHygiene reports a write, and what it contradicts or restates, with the one action
-// that resolves the first finding: keep the new fact (the old one is superseded, kept as
-// history), or forget the new one when it only restates.
-func (a *factActions) showHygiene(done, text string, res engine.RememberResult) {
+// showHygiene reports a write of fact id and the first active fact it contradicts or
+// restates, with the three ways to settle it (settlement). New and old are by when the two
+// were written, also after an edit.
+func (a *factActions) showHygiene(done string, id int64, text string, res engine.RememberResult) {
+	var other int64
+	var msg string
+	importance := widget.WarningImportance
 	switch {
 	case len(res.Contradicts) > 0:
 		c := res.Contradicts[0]
-		msg := fmt.Sprintf("%s It contradicts #%d “%s”: %s.", done, c.FactID, shorten(c.Text, 60), c.Reason)
+		other = c.FactID
+		msg = fmt.Sprintf("%s It conflicts with #%d (%s) “%s”: %s.", done, other, age(other, id), shorten(c.Text, 60), c.Reason)
 		if n := len(res.Contradicts) - 1; n > 0 {
 			msg += fmt.Sprintf(" (%d more: see the badges)", n)
 		}
-		a.banner.show(widget.WarningImportance, msg, fmt.Sprintf("Keep new, supersede #%d", c.FactID),
-			func() { a.supersede(c.FactID, res.FactID) })
 	case len(res.SimilarTo) > 0:
-		a.banner.show(widget.MediumImportance, fmt.Sprintf("%s It looks like #%d, which may say the same.", done, res.SimilarTo[0]),
-			fmt.Sprintf("Forget #%d", res.FactID), func() { a.forget(engine.FactView{ID: res.FactID, Text: text}) })
+		other = res.SimilarTo[0]
+		importance = widget.MediumImportance
+		msg = fmt.Sprintf("%s It may say the same as #%d (%s).", done, other, age(other, id))
 	default:
 		a.banner.show(widget.SuccessImportance, done, "", nil)
+		return
 	}
+	settle := a.settling(engine.FactView{ID: id, Text: text}, engine.FactView{ID: other})
+	msg += fmt.Sprintf(" Keep new keeps #%d as history; Keep old forgets #%d; either can be undone.",
+		settle.older.ID, settle.newer.ID)
+	a.banner.offer(importance, msg, settle.choices(nil)...)
+}
+
+// settlement is the three ways to settle a pair of memories that conflict or restate each
+// other, the same in the banner and in the badge's dialog.
+type settlement struct {
+	a            *factActions
+	newer, older engine.FactView
+}
+
+// settling orders a pair by when it was written (ids grow as facts are written).
+func (a *factActions) settling(x, y engine.FactView) settlement {
+	if x.ID < y.ID {
+		x, y = y, x
+	}
+	return settlement{a: a, newer: x, older: y}
+}
+
+// choices are Keep new (the older is superseded: kept as history, linked, restorable), Keep
+// old (the newer is forgotten, with Undo) and Keep both (the pair is not reported again);
+// before, when set, runs first (closing a dialog).
+func (s settlement) choices(before func()) []choice {
+	do := func(f func()) func() {
+		return func() {
+			if before != nil {
+				before()
+			}
+			f()
+		}
+	}
+	return []choice{
+		{"Keep new", do(func() { s.a.supersede(s.older.ID, s.newer.ID) })},
+		{"Keep old", do(func() { s.a.forget(s.newer) })},
+		{"Keep both", do(func() { s.a.dismiss(s.newer.ID, s.older.ID) })},
+	}
+}
+
+// age says whether fact other was written before fact id (ids grow as facts are written).
+func age(other, id int64) string {
+	if other < id {
+		return "older"
+	}
+	return "newer"
 }
 
 // supersede keeps fact by and marks old superseded by it.
@@ -105,7 +155,11 @@ func (a *factActions) dismiss(x, y int64) {
 // forget soft-deletes a fact and offers to undo it.
 func (a *factActions) forget(f engine.FactView) {
 	a.change(engine.RememberRequest{Action: engine.ActionForget, ID: f.ID}, func(engine.RememberResult) {
-		a.banner.show(widget.MediumImportance, fmt.Sprintf("Forgot “%s”.", shorten(f.Text, 60)), "Undo", func() { a.restore(f.ID) })
+		what := fmt.Sprintf("“%s”", shorten(f.Text, 60))
+		if f.Text == "" {
+			what = fmt.Sprintf("memory #%d", f.ID)
+		}
+		a.banner.show(widget.MediumImportance, "Forgot "+what+".", "Undo", func() { a.restore(f.ID) })
 	})
 }
 

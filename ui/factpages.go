@@ -51,3 +51,15 @@ func (p *factPages) put(page int, facts []engine.FactView) {
 		p.length = end + 1
 	}
 }
+
+// index is the row that holds fact id among the loaded pages, or -1.
+func (p *factPages) index(id int64) int {
+	for page, facts := range p.pages {
+		for i, f := range facts {
+			if f.ID == id {
+				return page*p.size + i
+			}
+		}
+	}
+	return -1
+}

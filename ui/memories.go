@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -48,6 +49,18 @@ type memoriesScreen struct {
 	gen   int // the newest reload; pages from older ones are dropped
 	// conflicts maps a fact to the active facts it contradicts, from the last full check.
 	conflicts map[int64][]engine.ContradictionPair
+	// checking says a contradiction pass runs; recheck that another is owed after it, so
+	// changes that keep coming run one pass at a time.
+	checking, recheck bool
+	// checked is when the last pass ended and checkTook how long it ran; checkDue says a
+	// paced pass is waiting (reloadConflictsPaced).
+	checked   time.Time
+	checkTook time.Duration
+	checkDue  bool
+	// selected is the memory the person selected in the list (0: none): a refresh that
+	// moves rows keeps it selected.
+	selected  int64
+	rowStride float32 // one row's height with the gap below it, once measured
 	spaces    []string
 	filtering debouncer
 }
@@ -65,6 +78,12 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, c
 	m.showAll = widget.NewCheck("Show history", func(bool) { m.reload() })
 
 	m.list = widget.NewList(func() int { return m.pages.length }, newFactRow, m.updateRow)
+	m.list.OnSelected = func(id widget.ListItemID) {
+		if f, ok := m.pages.row(id); ok {
+			m.selected = f.ID
+		}
+	}
+	m.list.OnUnselected = func(widget.ListItemID) { m.selected = 0 }
 	m.empty = widget.NewLabel("")
 	m.empty.Alignment = fyne.TextAlignCenter
 	m.empty.Importance = widget.LowImportance
@@ -99,15 +118,7 @@ func (m *memoriesScreen) reload() {
 	gen := m.gen
 	req := m.listRequest(0)
 	m.t.start(func(ctx context.Context) {
-		total := -1
-		if req.Filter == "" && req.Space == "" {
-			if st, err := m.b.Stats(ctx); err == nil {
-				total = st.FactsActive
-				if req.All {
-					total += st.FactsSuperseded + st.FactsDeleted
-				}
-			}
-		}
+		total := m.total(ctx, req)
 		res, err := m.b.List(ctx, req)
 		m.t.do(func() {
 			if gen != m.gen {
@@ -126,25 +137,157 @@ func (m *memoriesScreen) reload() {
 	})
 }
 
+// total is how many rows the list has, when Stats can say without a filter (-1 otherwise).
+func (m *memoriesScreen) total(ctx context.Context, req engine.ListRequest) int {
+	if req.Filter != "" || req.Space != "" {
+		return -1
+	}
+	st, err := m.b.Stats(ctx)
+	if err != nil {
+		return -1
+	}
+	total := st.FactsActive
+	if req.All {
+		total += st.FactsSuperseded + st.FactsDeleted
+	}
+	return total
+}
+
+// refreshKeeping reads again every page the list has loaded, in one call, and swaps them in
+// at once, so no row flashes "Loading…". The person stays where they were: when memories
+// were added or removed above the rows in view, the list scrolls by as many rows, so the same
+// memories stay in view, and the selected memory stays selected. At the very top the list
+// stays at the top, where new memories appear.
+func (m *memoriesScreen) refreshKeeping() {
+	loaded := 0
+	for p := range m.pages.pages {
+		loaded = max(loaded, p+1)
+	}
+	if loaded == 0 {
+		m.reload()
+		return
+	}
+	m.gen++
+	gen := m.gen
+	req := m.listRequest(0)
+	req.Limit = loaded * factPageSize
+	m.t.start(func(ctx context.Context) {
+		total := m.total(ctx, req)
+		res, err := m.b.List(ctx, req)
+		m.t.do(func() {
+			if gen != m.gen {
+				return
+			}
+			if err != nil {
+				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
+				return
+			}
+			stride := m.stride()
+			offset := m.list.GetScrollOffset()
+			first := int(offset / stride)
+			anchor, anchored := m.pages.row(first)
+
+			pages := newFactPages(factPageSize, total)
+			for p := 0; p < loaded; p++ {
+				lo := p * factPageSize
+				hi := min(lo+factPageSize, len(res.Facts))
+				if lo > hi {
+					break
+				}
+				pages.put(p, res.Facts[lo:hi])
+				if hi-lo < factPageSize {
+					break
+				}
+			}
+			m.pages = pages
+			m.learnSpaces(res.Facts)
+			m.showEmpty(req)
+			m.list.Refresh()
+
+			// Select first: List.Select scrolls to the row, and the offset set after it wins.
+			if m.selected != 0 {
+				if i := pages.index(m.selected); i >= 0 {
+					m.list.Select(i)
+				} else {
+					m.list.UnselectAll()
+				}
+			}
+			if offset > 0 && anchored {
+				if i := pages.index(anchor.ID); i >= 0 {
+					offset += float32(i-first) * stride
+				}
+			}
+			m.list.ScrollToOffset(offset)
+		})
+	})
+}
+
+// stride is the height one row takes in the list, the gap below it included: how far a
+// row added above the view moves the rows in it.
+func (m *memoriesScreen) stride() float32 {
+	if m.rowStride == 0 {
+		m.rowStride = newFactRow().MinSize().Height + m.list.Theme().Size(theme.SizeNamePadding)
+	}
+	return m.rowStride
+}
+
 // reloadConflicts runs the full contradiction check for the badges. It reads every active
-// statement, so it runs when the facts change, not on every filter keystroke; badges are per
-// fact, whatever the list shows.
+// statement, so it runs when the facts change, not on every filter keystroke, and one at a
+// time: a change while one runs owes one more. Badges are per fact, whatever the list shows.
 func (m *memoriesScreen) reloadConflicts() {
+	if m.checking {
+		m.recheck = true
+		return
+	}
+	m.checking = true
+	began := time.Now()
 	m.t.start(func(ctx context.Context) {
 		found, err := m.b.Contradictions(ctx, engine.ContradictionsRequest{})
-		if err != nil {
-			// Badges only: a failed check leaves rows unbadged and says why in the log.
-			m.log.Warn("contradiction badges not updated", "err", err)
-			return
-		}
-		conflicts := map[int64][]engine.ContradictionPair{}
-		for _, p := range found.Pairs {
-			conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
-			conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
-		}
 		m.t.do(func() {
+			m.checking = false
+			m.checked, m.checkTook = time.Now(), time.Since(began)
+			if m.recheck {
+				m.recheck = false
+				m.reloadConflicts()
+			}
+			if err != nil {
+				// Badges only: a failed check leaves rows as they were and says why in the log.
+				m.log.Warn("contradiction badges not updated", "err", err)
+				return
+			}
+			conflicts := map[int64][]engine.ContradictionPair{}
+			for _, p := range found.Pairs {
+				conflicts[p.A.ID] = append(conflicts[p.A.ID], p)
+				conflicts[p.B.ID] = append(conflicts[p.B.ID], p)
+			}
 			m.conflicts = conflicts
 			m.list.Refresh()
+		})
+	})
+}
+
+// checkPace is how many times its own duration a paced contradiction pass waits after the
+// last one: a pass that takes 1.2 s (100k memories) runs at most every 6 s while another
+// program keeps writing, a fifth of a core, and one of 20 ms (1k) as often as changes come.
+const checkPace = 4
+
+// reloadConflictsPaced is reloadConflicts for changes that keep coming (the live view): it
+// runs when checkPace times the last pass's duration has gone by since that pass ended, and
+// changes meanwhile fold into the one pass that is waiting.
+func (m *memoriesScreen) reloadConflictsPaced() {
+	wait := time.Until(m.checked.Add(checkPace * m.checkTook))
+	if wait <= 0 {
+		m.reloadConflicts()
+		return
+	}
+	if m.checkDue {
+		return
+	}
+	m.checkDue = true
+	time.AfterFunc(wait, func() {
+		m.t.do(func() {
+			m.checkDue = false
+			m.reloadConflicts()
 		})
 	})
 }
@@ -251,8 +394,8 @@ func (m *memoriesScreen) showEdit(f engine.FactView) {
 
 func (m *memoriesScreen) edit(id int64, text string) { m.acts.edit(id, text) }
 
-func (m *memoriesScreen) showHygiene(done, text string, res engine.RememberResult) {
-	m.acts.showHygiene(done, text, res)
+func (m *memoriesScreen) showHygiene(done string, id int64, text string, res engine.RememberResult) {
+	m.acts.showHygiene(done, id, text, res)
 }
 
 func (m *memoriesScreen) supersede(old, by int64)  { m.acts.supersede(old, by) }
@@ -269,12 +412,15 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		if other.ID == f.ID {
 			other = p.B
 		}
-		text := widget.NewLabel(fmt.Sprintf("#%d “%s”\n%s", other.ID, display.Line(other.Text), display.Line(p.Reason)))
+		settle := m.acts.settling(f, other)
+		text := widget.NewLabel(fmt.Sprintf("conflicts with #%d (%s) “%s”\n%s\nKeep new keeps #%d as history; Keep old forgets #%d.",
+			other.ID, age(other.ID, f.ID), display.Line(other.Text), display.Line(p.Reason), settle.older.ID, settle.newer.ID))
 		text.Wrapping = fyne.TextWrapWord
-		keepThis := widget.NewButton(fmt.Sprintf("Keep #%d", f.ID), func() { d.Hide(); m.supersede(other.ID, f.ID) })
-		keepOther := widget.NewButton(fmt.Sprintf("Keep #%d", other.ID), func() { d.Hide(); m.supersede(f.ID, other.ID) })
-		both := widget.NewButton("Keep both", func() { d.Hide(); m.dismiss(f.ID, other.ID) })
-		box.Add(container.NewVBox(text, container.NewHBox(keepThis, keepOther, both), widget.NewSeparator()))
+		buttons := container.NewHBox()
+		for _, c := range settle.choices(func() { d.Hide() }) {
+			buttons.Add(widget.NewButton(c.label, c.do))
+		}
+		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
 	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
 	d.Resize(fyne.NewSize(560, 360))

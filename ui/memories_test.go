@@ -184,9 +184,12 @@ func TestMemoriesContradictionResolve(t *testing.T) {
 	// Writing a new value is reported with the action that keeps it.
 	test.Type(m.addEntry, "Alice lives in Paris")
 	test.Tap(m.addButton)
-	h.waitFor("the contradiction notice", func() bool { return strings.Contains(m.banner.text.Text, "contradicts") })
-	if !strings.Contains(m.banner.text.Text, fmt.Sprintf("#%d", old)) {
-		t.Errorf("banner = %q, want it to name #%d", m.banner.text.Text, old)
+	h.waitFor("the contradiction notice", func() bool { return strings.Contains(m.banner.text.Text, "conflicts with") })
+	if want := fmt.Sprintf("conflicts with #%d (older)", old); !strings.Contains(m.banner.text.Text, want) {
+		t.Errorf("banner = %q, want it to say %q", m.banner.text.Text, want)
+	}
+	if m.banner.action.Text != "Keep new" {
+		t.Errorf("first action = %q, want Keep new", m.banner.action.Text)
 	}
 	// Both rows carry a badge until it is resolved.
 	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
@@ -226,4 +229,88 @@ func TestMemoriesConflictDialogKeepBoth(t *testing.T) {
 	if h.fact(a).Status != factActive || h.fact(b).Status != factActive {
 		t.Error("keeping both changed a fact's status")
 	}
+}
+
+// TestMemoriesSettleAFinding: a new memory that contradicts or restates an older one offers
+// Keep new, Keep old and Keep both, and each does what its label says. None deletes the new
+// memory unless its label says the old one is kept.
+func TestMemoriesSettleAFinding(t *testing.T) {
+	findings := []struct {
+		name, old, new, says string
+	}{
+		{"contradiction", "CI uses Python 3.11", "CI uses Python 3.12", "conflicts with #1 (older)"},
+		{"restatement", "Our CI uses Python 3.12", "The CI uses Python 3.12 now", "may say the same as #1 (older)"},
+	}
+	choices := []struct {
+		label            string
+		oldWant, newWant string // the statuses after the choice
+	}{
+		{"Keep new", factSuperseded, factActive},
+		{"Keep old", factActive, factDeleted},
+		{"Keep both", factActive, factActive},
+	}
+	for _, f := range findings {
+		for _, c := range choices {
+			t.Run(f.name+"/"+c.label, func(t *testing.T) {
+				h := newHarness(t, Options{}, nil)
+				old := h.remember(f.old, "")
+				h.start()
+				h.u.showScreen(screenMemories)
+				m := h.u.memories
+				h.waitFor("the first memory", func() bool { return m.pages.length == 1 })
+				test.Type(m.addEntry, f.new)
+				test.Tap(m.addButton)
+				h.waitFor("the finding", func() bool { return strings.Contains(m.banner.text.Text, f.says) })
+				newID := old + 1
+				for _, label := range []string{"Keep new", "Keep old", "Keep both"} {
+					if m.banner.button(label) == nil {
+						t.Fatalf("banner %q offers no %q", m.banner.text.Text, label)
+					}
+				}
+				test.Tap(m.banner.button(c.label))
+				h.waitFor(c.label+" done", func() bool {
+					return h.fact(old).Status == c.oldWant && h.fact(newID).Status == c.newWant
+				})
+				if c.label != "Keep both" {
+					return
+				}
+				h.waitFor("the banner saying both are kept", func() bool { return strings.Contains(m.banner.text.Text, "Keeping both") })
+				found, err := h.eng.Contradictions(context.Background(), engine.ContradictionsRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(found.Pairs) != 0 {
+					t.Errorf("after Keep both the full pass still reports %+v", found.Pairs)
+				}
+			})
+		}
+	}
+}
+
+// TestMemoriesConflictDialogSettles: the badge's dialog offers the banner's three choices,
+// by when each memory was written, and Keep old forgets the newer one.
+func TestMemoriesConflictDialogSettles(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	old := h.remember("老王住在北京", "")
+	newer := h.remember("老王住在上海", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	test.Tap(button(m.list, "contradicts 1"))
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("the badge opened no dialog")
+	}
+	for _, label := range []string{"Keep new", "Keep old", "Keep both"} {
+		if button(dlg, label) == nil {
+			t.Fatalf("the dialog offers no %q:\n%s", label, texts(dlg))
+		}
+	}
+	test.Tap(button(dlg, "Keep old"))
+	h.waitFor("the newer memory forgotten", func() bool { return h.fact(newer).Status == factDeleted })
+	if h.fact(old).Status != factActive {
+		t.Errorf("Keep old changed the older memory: %+v", h.fact(old))
+	}
+	h.waitFor("the undo", func() bool { return m.banner.action.Text == "Undo" && m.banner.action.Visible() })
 }

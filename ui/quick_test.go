@@ -104,7 +104,7 @@ func TestQuickCaptureReportsContradiction(t *testing.T) {
 	test.Type(q.query, "The release deadline is Monday")
 	q.query.TypedShortcut(quickCapture())
 	h.waitFor("the capture report", func() bool { return q.banner.visible() && strings.Contains(q.banner.text.Text, "Remembered as") })
-	if !strings.Contains(q.banner.text.Text, "contradicts #") {
+	if !strings.Contains(q.banner.text.Text, fmt.Sprintf("conflicts with #%d (older)", old)) {
 		t.Fatalf("banner = %q, want the contradiction the Memories screen reports", q.banner.text.Text)
 	}
 	if q.query.Text != "" {
@@ -113,7 +113,7 @@ func TestQuickCaptureReportsContradiction(t *testing.T) {
 	// The main window's list follows the write.
 	h.waitFor("the new memory in the Memories list", func() bool { return h.u.memories.pages.length == 2 })
 
-	keep := button(q.banner.content, fmt.Sprintf("Keep new, supersede #%d", old))
+	keep := button(q.banner.content, "Keep new")
 	if keep == nil {
 		t.Fatalf("no resolving action in %q", texts(q.banner.content))
 	}

@@ -48,7 +48,7 @@ const typeToSearch = "Type to search. Memories and imported documents are search
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r := &recallScreen{hitList: newHitList()}
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
-		pending: func() { r.note.SetText("Searching…") }, answer: r.show}
+		pending: func() { r.note.SetText("Searching…") }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
 	r.query.SetPlaceHolder("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)")
 	r.query.OnChanged = func(string) {
@@ -176,12 +176,16 @@ type resultRow struct {
 	hit     engine.Hit
 	bg      *canvas.Rectangle
 	content fyne.CanvasObject
+	details *widget.Accordion // the scores' fold
 }
 
 // newResultRow puts card, the hit drawn for its screen, over the highlight.
-func newResultRow(h engine.Hit, card fyne.CanvasObject) *resultRow {
+// details is the card's fold of scores, kept open or closed across a quiet refresh (nil for
+// a card without one).
+func newResultRow(h engine.Hit, card fyne.CanvasObject, details *widget.Accordion) *resultRow {
 	row := &resultRow{hit: h, bg: canvas.NewRectangle(color.Transparent)}
 	row.bg.CornerRadius = theme.InputRadiusSize()
+	row.details = details
 	row.content = container.NewStack(row.bg, card)
 	return row
 }
@@ -235,6 +239,8 @@ type liveSearch struct {
 	pending func()                      // a query has started (may be nil)
 	// answer shows the newest query's result; a zero result with no error means "cleared".
 	answer func(engine.RecallResult, error)
+	// answerAgain, when set, shows the result of a quiet rerun (again) in place.
+	answerAgain func(engine.RecallResult)
 
 	cancel context.CancelFunc
 	gen    int // the newest search; older answers are dropped
@@ -243,11 +249,17 @@ type liveSearch struct {
 // typed schedules a search once typing pauses.
 func (s *liveSearch) typed() { s.typing.trigger(s.t, s.run) }
 
+// again runs the shown query once more, quietly: no pending, and the answer goes to
+// answerAgain when it succeeds and one is set (the data changed, not the query).
+func (s *liveSearch) again() { s.start(true) }
+
 // now searches at once, dropping a scheduled search.
 func (s *liveSearch) now() { s.typing.flush(s.run) }
 
 // run starts the search the widgets describe, cancelling the one in flight. UI goroutine only.
-func (s *liveSearch) run() {
+func (s *liveSearch) run() { s.start(false) }
+
+func (s *liveSearch) start(quiet bool) {
 	if s.cancel != nil {
 		s.cancel()
 		s.cancel = nil
@@ -259,7 +271,7 @@ func (s *liveSearch) run() {
 		s.answer(engine.RecallResult{}, nil)
 		return
 	}
-	if s.pending != nil {
+	if s.pending != nil && !quiet {
 		s.pending()
 	}
 	s.cancel = s.t.start(func(ctx context.Context) {
@@ -269,16 +281,78 @@ func (s *liveSearch) run() {
 				return // a newer query owns the screen
 			}
 			s.cancel = nil
+			if quiet && err == nil && s.answerAgain != nil {
+				s.answerAgain(res)
+				return
+			}
 			s.answer(res, err)
 		})
 	})
 }
 
-// refresh runs the shown query again, when there is one.
+// refresh runs the shown query again, when there is one, after the data changed (an edit
+// here, or another program's write). It is quiet: no "Searching…", and when the answer is
+// what the cards already show, nothing is redrawn.
 func (r *recallScreen) refresh() {
 	if strings.TrimSpace(r.query.Text) != "" {
-		r.search.run()
+		r.search.again()
 	}
+}
+
+// showAgain shows a new answer to the shown query without moving the person: the same
+// hit stays highlighted, its "details" stay open where they were, and the results stay
+// scrolled where they were.
+func (r *recallScreen) showAgain(res engine.RecallResult) {
+	if sameAnswer(r.shown, res) {
+		r.shown = res
+		return
+	}
+	var key hitKey
+	if r.selected >= 0 {
+		key = keyOf(r.cards[r.selected].hit)
+	}
+	opened := map[hitKey]bool{}
+	for _, c := range r.cards {
+		if c.details != nil && c.details.Items[0].Open {
+			opened[keyOf(c.hit)] = true
+		}
+	}
+	offset := r.scroll.Offset
+	r.show(res, nil)
+	for i, c := range r.cards {
+		if opened[keyOf(c.hit)] && c.details != nil {
+			c.details.Open(0)
+		}
+		if r.selected < 0 && key != (hitKey{}) && keyOf(c.hit) == key {
+			r.selectHit(i)
+		}
+	}
+	r.scroll.Refresh()
+	r.scroll.ScrollToOffset(offset)
+}
+
+// hitKey names a hit across two answers.
+type hitKey struct {
+	source engine.Source
+	id     int64
+}
+
+func keyOf(h engine.Hit) hitKey { return hitKey{h.Source, h.ID} }
+
+// sameAnswer reports whether b would show what a shows: the same hits with the same words.
+func sameAnswer(a, b engine.RecallResult) bool {
+	if a.Query != b.Query || a.Relaxed != b.Relaxed || len(a.Hits) != len(b.Hits) ||
+		a.Floors.Unanswered() != b.Floors.Unanswered() {
+		return false
+	}
+	for i := range a.Hits {
+		x, y := a.Hits[i], b.Hits[i]
+		if keyOf(x) != keyOf(y) || x.Text != y.Text || x.WhyPlain != y.WhyPlain || x.Score != y.Score ||
+			conflictMark(x) != conflictMark(y) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *recallScreen) show(res engine.RecallResult, err error) {
@@ -315,7 +389,8 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	r.note.SetText(msg)
 	rows := make([]*resultRow, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		rows = append(rows, newResultRow(h, hitCard(h, r.open)))
+		card, fold := hitCard(h, r.open)
+		rows = append(rows, newResultRow(h, card, fold))
 	}
 	r.setRows(rows)
 }
@@ -328,9 +403,10 @@ func nothingRelevant(res engine.RecallResult) string {
 	return "Nothing relevant."
 }
 
-// hitCard shows one hit: where it is from, its legs, its text with matched terms in bold,
-// and the engine's explanation behind a "why" fold.
-func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
+// hitCard shows one hit: where it is from (and where it stands in a conflict), its text
+// with matched terms in bold, why it was found in plain words, and the ranking stage's
+// numbers behind a "details" fold.
+func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold *widget.Accordion) {
 	var badge fyne.CanvasObject
 	var where string
 	if h.Doc != nil {
@@ -340,16 +416,7 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 		badge = chip("memory", theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
 		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format("2 Jan 2006"))
 	}
-	legs := container.NewHBox()
-	for _, leg := range []struct {
-		name  string
-		score float64
-	}{{"lexical", h.Legs.FTS}, {"entity", h.Legs.Entity}, {"semantic", h.Legs.Semantic}} {
-		if leg.score != 0 {
-			legs.Add(chip(fmt.Sprintf("%s %.2f", leg.name, leg.score), theme.ColorNameForeground, theme.ColorNameInputBackground))
-		}
-	}
-
+	actions := container.NewHBox()
 	if open != nil {
 		label := "Edit"
 		if h.Doc != nil {
@@ -357,19 +424,45 @@ func hitCard(h engine.Hit, open func(engine.Hit)) fyne.CanvasObject {
 		}
 		btn := widget.NewButtonWithIcon(label, theme.NavigateNextIcon(), func() { open(h) })
 		btn.Importance = widget.LowImportance
-		legs.Add(btn)
+		actions.Add(btn)
 	}
-	header := container.NewBorder(nil, nil, badge, legs, caption(where))
+	if mark := conflictMark(h); mark != "" {
+		badge = container.NewHBox(badge, chip(mark, theme.ColorNameForegroundOnWarning, theme.ColorNameWarning))
+	}
+	header := container.NewBorder(nil, nil, badge, actions, caption(where))
 
 	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), hitTextLimit))...)
 	text.Wrapping = fyne.TextWrapWord
 
-	why := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",
+	// Why it was found, in words; the ranking stage's numbers are one tap further.
+	plain := caption(h.WhyPlain)
+	plain.Truncation = fyne.TextTruncateOff
+	plain.Wrapping = fyne.TextWrapWord
+	details := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",
 		h.Why, h.Score, h.Legs.FTS, h.Legs.Entity, h.Legs.Semantic))
-	why.Wrapping = fyne.TextWrapWord
-	why.Importance = widget.LowImportance
+	details.Wrapping = fyne.TextWrapWord
+	details.Importance = widget.LowImportance
 
-	return container.NewVBox(header, text, widget.NewAccordion(widget.NewAccordionItem("why", why)), widget.NewSeparator())
+	fold = widget.NewAccordion(widget.NewAccordionItem("details", details))
+	return container.NewVBox(header, text, plain, fold, widget.NewSeparator()), fold
+}
+
+// conflictMark says where a memory stands among those that contradict it: "newer,
+// conflicts with #3" on the one written last, "older, conflicts with #7" on the others; ""
+// when nothing contradicts it.
+func conflictMark(h engine.Hit) string {
+	if len(h.Conflicts) == 0 {
+		return ""
+	}
+	ids := make([]string, len(h.Conflicts))
+	for i, c := range h.Conflicts {
+		ids[i] = fmt.Sprintf("#%d", c.FactID)
+	}
+	standing := "older"
+	if h.Newest() {
+		standing = "newer"
+	}
+	return fmt.Sprintf("%s, conflicts with %s", standing, strings.Join(ids, ", "))
 }
 
 // docLocation reads "Title — path:12–20 › Heading", or for a PDF "Title — path, p. 3:12–20".

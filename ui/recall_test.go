@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
 )
@@ -30,9 +31,10 @@ func TestRecallShowsHitsAsYouType(t *testing.T) {
 		query    string
 		wantText string
 		wantID   int64
+		wantWhy  string
 	}{
-		{"老王", "老王的生日是三月十二日", wang},
-		{"python build", "CI uses Python 3.12 on the build server", 0},
+		{"老王", "老王的生日是三月十二日", wang, "匹配 老王 · 今天写的"},
+		{"python build", "CI uses Python 3.12 on the build server", 0, "matched python and build · written today"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -46,11 +48,28 @@ func TestRecallShowsHitsAsYouType(t *testing.T) {
 			if tt.wantID != 0 && hit.ID != tt.wantID {
 				t.Errorf("first hit id = %d, want %d", hit.ID, tt.wantID)
 			}
+			// Why it was found shows in words; the numbers stay behind "details".
 			shown := texts(r.content)
-			for _, want := range []string{tt.wantText, "memory", "lexical", "why", "1 hit"} {
+			for _, want := range []string{tt.wantText, "memory", tt.wantWhy, "details", "1 hit"} {
 				if !strings.Contains(shown, want) {
 					t.Errorf("screen text lacks %q:\n%s", want, shown)
 				}
+			}
+			if strings.Contains(shown, "lexical") {
+				t.Errorf("the leg scores show before details is opened:\n%s", shown)
+			}
+			var fold *widget.Accordion
+			walk(r.content, func(o fyne.CanvasObject) {
+				if a, ok := o.(*widget.Accordion); ok && fold == nil {
+					fold = a
+				}
+			})
+			if fold == nil {
+				t.Fatal("no details fold on the hit")
+			}
+			fold.Open(0)
+			if shown := texts(r.content); !strings.Contains(shown, "lexical") || !strings.Contains(shown, "score") {
+				t.Errorf("opened details lack the scores:\n%s", shown)
 			}
 		})
 	}
@@ -383,5 +402,24 @@ func TestDocLocation(t *testing.T) {
 				t.Errorf("docLocation(%+v) = %q, want %q", tc.doc, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRecallMarksTheNewerOfAConflict: both memories of a contradicting pair show, each
+// saying which it is.
+func TestRecallMarksTheNewerOfAConflict(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	old := h.remember("CI uses Python 3.11", "")
+	newer := h.remember("CI uses Python 3.12", "")
+	h.start()
+	r := h.u.recall
+	r.query.SetText("python")
+	r.search.now()
+	h.waitFor("two hits", func() bool { return len(r.cards) == 2 })
+	shown := texts(r.results)
+	for _, want := range []string{fmt.Sprintf("older, conflicts with #%d", newer), fmt.Sprintf("newer, conflicts with #%d", old)} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("results lack %q:\n%s", want, shown)
+		}
 	}
 }

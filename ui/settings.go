@@ -37,8 +37,9 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, reach fyne.CanvasOb
 	semanticHelp.Wrapping = fyne.TextWrapWord
 
 	repairs := container.NewVBox()
-	for _, a := range b.AdminActions() {
-		r := newRepairRow(s, a[0], a[1])
+	for _, a := range repairOrder(b.AdminActions()) {
+		w := windowRepair(a[0], a[1])
+		r := newRepairRow(s, a[0], w.title, w.help)
 		s.repairs = append(s.repairs, r)
 		repairs.Add(r.content)
 	}
@@ -123,7 +124,68 @@ type repairRow struct {
 	stop    context.CancelFunc // non-nil while running
 }
 
-func newRepairRow(s *settingsScreen, action, help string) *repairRow {
+// repairWords are how the window names a repair and what it does for the person. The
+// engine's own help is the CLI's, with its flags (--to FILE, --all) and SQL terms; the window
+// runs every repair without options, so it says what that does.
+type repairWords struct{ title, help string }
+
+// shownRepair is a repair the window has its own words for.
+type shownRepair struct {
+	action string
+	words  repairWords
+}
+
+// shownRepairs are in the order a person reaches for them: check, keep a copy, mend, then
+// the upkeep the app also does in the background.
+func shownRepairs() []shownRepair {
+	return []shownRepair{
+		{"integrity", repairWords{"Check for damage",
+			"Reads the whole database and its search indexes and reports anything damaged. Changes nothing."}},
+		{"backup", repairWords{"Save a copy",
+			"Saves a complete copy of your memories and documents next to the database file, named with today's date and time."}},
+		{"rebuild-index", repairWords{"Rebuild search",
+			"Rebuilds search from the text you stored, when the check for damage finds a damaged index. Your memories and documents stay as they are."}},
+		{"contradictions", repairWords{"Find contradictions",
+			"Lists memories that contradict each other. Settle each on the Memories screen, where both carry a warning badge."}},
+		{"entities-sweep", repairWords{"Finish reading names",
+			"Reads the names and statements of memories and documents still waiting (the app also does this in the background). Run it again if some are left."}},
+		{"vectors-diagnose", repairWords{"Check meaning search",
+			"Counts the memories and documents that meaning-based search has not read yet or read with a model you no longer use, and what is left of removed ones."}},
+		{"vectors-fix", repairWords{"Update meaning search",
+			"Has the current model read what it has not yet, a batch at a time, and drops what is left of removed ones. Run it again if some are left."}},
+	}
+}
+
+// repairOrder puts the known repairs in shownRepairs' order, then any others by name.
+func repairOrder(actions [][2]string) [][2]string {
+	out := make([][2]string, 0, len(actions))
+	for _, r := range shownRepairs() {
+		for _, a := range actions {
+			if a[0] == r.action {
+				out = append(out, a)
+			}
+		}
+	}
+	for _, a := range actions {
+		if windowRepair(a[0], "").title == a[0] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// windowRepair is how the window shows action; one it has no words for shows as the
+// engine names and describes it.
+func windowRepair(action, help string) repairWords {
+	for _, r := range shownRepairs() {
+		if r.action == action {
+			return r.words
+		}
+	}
+	return repairWords{action, help}
+}
+
+func newRepairRow(s *settingsScreen, action, title, help string) *repairRow {
 	r := &repairRow{s: s, action: action, bar: widget.NewProgressBar(), busy: widget.NewProgressBarInfinite()}
 	r.run = widget.NewButtonWithIcon("Run", theme.MediaPlayIcon(), r.start)
 	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), r.abort)
@@ -134,12 +196,13 @@ func newRepairRow(s *settingsScreen, action, help string) *repairRow {
 	r.result = widget.NewLabel("")
 	r.result.Wrapping = fyne.TextWrapWord
 	r.result.Hide()
-	name := widget.NewLabel(action)
+	name := widget.NewLabel(title)
 	name.TextStyle.Bold = true
-	helpLabel := caption(help)
+	helpLabel := hint(help)
+	helpLabel.Wrapping = fyne.TextWrapWord
 	r.content = container.NewVBox(
-		container.NewBorder(nil, nil, name, container.NewHBox(r.run, r.cancel), helpLabel),
-		container.NewStack(r.bar, r.busy), r.result)
+		container.NewBorder(nil, nil, nil, container.NewHBox(r.run, r.cancel), name),
+		helpLabel, container.NewStack(r.bar, r.busy), r.result)
 	return r
 }
 

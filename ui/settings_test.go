@@ -138,3 +138,24 @@ func TestSettingsSaysTheSemanticRole(t *testing.T) {
 		t.Errorf("stats = %q: no role to show, yet it names one", s.stats.Text)
 	}
 }
+
+// TestRepairsSpeakThePersonsLanguage: the window runs every repair without options, so its
+// descriptions name none of the CLI's flags or SQL, and every repair the engine offers shows.
+func TestRepairsSpeakThePersonsLanguage(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.u.showScreen(screenSettings)
+	shown := texts(h.u.settings.content)
+	for _, cli := range []string{"VACUUM", "--to", "--all", "FILE", "rebuild-index", "entities-sweep", "vectors-"} {
+		if strings.Contains(shown, cli) {
+			t.Errorf("Settings shows the CLI's %q:\n%s", cli, shown)
+		}
+	}
+	if got, want := len(h.u.settings.repairs), len(h.eng.AdminActions()); got != want {
+		t.Errorf("%d repairs shown, want all %d the engine offers", got, want)
+	}
+	for _, title := range []string{"Check for damage", "Save a copy", "Rebuild search"} {
+		if !strings.Contains(shown, title) {
+			t.Errorf("Settings lacks the repair %q:\n%s", title, shown)
+		}
+	}
+}

@@ -37,12 +37,21 @@ func (e *submitEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
-// banner is an inline message with an optional action, e.g. "Forgot … [Undo]".
+// banner is an inline message with up to a few actions, e.g. "Forgot … [Undo]", or a
+// finding with its resolutions "[Keep new] [Keep old] [Keep both]".
 type banner struct {
 	content *fyne.Container
 	text    *widget.Label
-	action  *widget.Button
-	bg      *canvas.Rectangle
+	// action is the first action's button; more holds the buttons of the others.
+	action *widget.Button
+	more   *fyne.Container
+	bg     *canvas.Rectangle
+}
+
+// choice is one action a banner offers: its label says what it does.
+type choice struct {
+	label string
+	do    func()
 }
 
 func newBanner() *banner {
@@ -50,31 +59,59 @@ func newBanner() *banner {
 	b.text.Wrapping = fyne.TextWrapWord
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.action = widget.NewButton("", nil)
+	b.more = container.NewHBox()
 	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), b.hide)
 	closeBtn.Importance = widget.LowImportance
 	b.content = container.NewStack(b.bg,
-		container.NewBorder(nil, nil, nil, container.NewHBox(b.action, closeBtn), b.text))
+		container.NewBorder(nil, nil, nil, container.NewHBox(b.action, b.more, closeBtn), b.text))
 	b.content.Hide()
 	return b
 }
 
 // show replaces the banner's message; an empty actionLabel hides the action button.
 func (b *banner) show(importance widget.Importance, msg, actionLabel string, action func()) {
+	if actionLabel == "" || action == nil {
+		b.offer(importance, msg)
+		return
+	}
+	b.offer(importance, msg, choice{actionLabel, action})
+}
+
+// offer replaces the banner's message and its actions; each hides the banner, then acts.
+func (b *banner) offer(importance widget.Importance, msg string, choices ...choice) {
 	b.text.Importance = importance
 	b.text.SetText(msg)
-	b.action.SetText(actionLabel)
-	b.action.OnTapped = func() {
-		b.hide()
-		action()
-	}
-	if actionLabel == "" || action == nil {
-		b.action.Hide()
-	} else {
-		b.action.Show()
+	b.action.Hide()
+	b.more.RemoveAll()
+	for i, c := range choices {
+		btn := b.action
+		if i > 0 {
+			btn = widget.NewButton("", nil)
+			b.more.Add(btn)
+		}
+		btn.SetText(c.label)
+		btn.OnTapped = func() {
+			b.hide()
+			c.do()
+		}
+		btn.Show()
 	}
 	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
 	b.bg.Refresh()
 	b.content.Show()
+}
+
+// button is the banner's action labelled label, or nil (tests tap them).
+func (b *banner) button(label string) *widget.Button {
+	if b.action.Visible() && b.action.Text == label {
+		return b.action
+	}
+	for _, o := range b.more.Objects {
+		if btn, ok := o.(*widget.Button); ok && btn.Text == label {
+			return btn
+		}
+	}
+	return nil
 }
 
 func (b *banner) hide() { b.content.Hide() }

@@ -99,7 +99,7 @@ Global flags:
                  then memdesk.db in your data directory); its folder must exist
   --config FILE  config file (default: memdesk/config.toml in your config directory)
   --json         machine-readable output
-  -v             verbose logs on stderr
+  -v             verbose logs on stderr; recall also prints each hit's scores
 
 Exit status: 0 ok, 1 runtime error, 2 usage error.
 `

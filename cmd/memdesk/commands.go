@@ -233,11 +233,13 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return c.emit(res, func(w io.Writer) { printRecall(w, res) })
+		return c.emit(res, func(w io.Writer) { printRecall(w, res, c.verbose) })
 	})
 }
 
-func printRecall(w io.Writer, res engine.RecallResult) {
+// printRecall prints each hit with why it was found in plain words; verbose adds the
+// ranking stage's account with its numbers (always in --json as "why").
+func printRecall(w io.Writer, res engine.RecallResult, verbose bool) {
 	if len(res.Hits) == 0 {
 		if why := res.Floors.Unanswered(); why != "" {
 			fmt.Fprintf(w, "nothing relevant found: %s\n", display.Line(why))
@@ -260,9 +262,30 @@ func printRecall(w io.Writer, res engine.RecallResult) {
 		if h.Doc != nil && len(h.Doc.OtherPaths) > 0 {
 			fmt.Fprintf(w, "   also at: %s\n", displayPaths(h.Doc.OtherPaths))
 		}
-		fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
+		fmt.Fprintf(w, "   %s\n", display.Line(h.WhyPlain))
+		if verbose {
+			fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
+		}
+		printConflicts(w, h)
 	}
 	fmt.Fprintf(w, "semantic leg: %s\n", display.Line(res.Semantic))
+}
+
+// printConflicts marks a memory that others contradict, and which of them is newer:
+// "   newer: conflicts with #3 (…)" or "   older: conflicts with #7 (…)".
+func printConflicts(w io.Writer, h engine.Hit) {
+	if len(h.Conflicts) == 0 {
+		return
+	}
+	standing := "older"
+	if h.Newest() {
+		standing = "newer"
+	}
+	parts := make([]string, len(h.Conflicts))
+	for i, c := range h.Conflicts {
+		parts[i] = fmt.Sprintf("#%d (%s)", c.FactID, display.Line(c.Reason))
+	}
+	fmt.Fprintf(w, "   %s: conflicts with %s\n", standing, strings.Join(parts, "; "))
 }
 
 // displayPaths joins paths for one terminal line.

@@ -29,6 +29,29 @@ func TestCLIContradictionWorkflow(t *testing.T) {
 	if out := cli("admin", "contradictions"); !strings.Contains(out, "#1") || !strings.Contains(out, "#2") {
 		t.Errorf("admin contradictions does not list the pair:\n%s", out)
 	}
+	// Recall marks both, and which is newer, in words and in the JSON.
+	out = cli("recall", "python")
+	for _, want := range []string{"older: conflicts with #2", "newer: conflicts with #1", "matched python · written today"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("recall output lacks %q:\n%s", want, out)
+		}
+	}
+	// The scores are for -v (and --json's why), not the plain answer.
+	if strings.Contains(out, "score") {
+		t.Errorf("recall output without -v shows scores:\n%s", out)
+	}
+	if out := cli("-v", "recall", "python"); !strings.Contains(out, "score 1.000 · lexical") {
+		t.Errorf("recall -v lacks the scores:\n%s", out)
+	}
+	var recalled engine.RecallResult
+	if err := json.Unmarshal([]byte(cli("--json", "recall", "python")), &recalled); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range recalled.Hits {
+		if len(h.Conflicts) != 1 || h.Conflicts[0].Newer != (h.ID == 1) {
+			t.Errorf("recall --json hit #%d conflicts = %+v, want one, newer when the hit is #1", h.ID, h.Conflicts)
+		}
+	}
 	cli("supersede", "1", "2")
 	if out := cli("list", "--all"); !strings.Contains(out, "superseded by #2") {
 		t.Errorf("list --all does not show the history link:\n%s", out)

@@ -163,7 +163,8 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		Name: "recall",
 		Description: "Search the user's memories and imported documents. Returns {query, hits, relaxed, semantic, floors, notes, did_you_mean}. " +
 			"Hits come best first; each has source (memory|knowledge), id, text, space, created_at, score (comparable only " +
-			"within one answer), legs (each retrieval leg's raw score), why (what matched), and for knowledge a doc " +
+			"within one answer), legs (each retrieval leg's raw score), why (what matched, with its numbers), why_plain (the same in plain words), " +
+			"conflicts on a memory that others contradict ({fact_id, newer, reason}; the one no other is newer than is the latest word), and for knowledge a doc " +
 			"{path, title, heading, page (PDFs only; the lines are then of that page), line_start, line_end} to cite. Empty hits is a valid answer: nothing cleared the " +
 			"relevance floors. relaxed=true means only looser matches were found. notes explain time filtering. did_you_mean, " +
 			"when hits is empty, is the query respelled as the user's own texts spell it, checked to find something: ask again with it.",

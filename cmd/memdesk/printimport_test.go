@@ -33,7 +33,7 @@ func TestPrintImport(t *testing.T) {
 
 func TestPrintRecallSuggestsASpelling(t *testing.T) {
 	var b strings.Builder
-	printRecall(&b, engine.RecallResult{Query: "pyhton", Hits: []engine.Hit{}, DidYouMean: "python", Semantic: "off"})
+	printRecall(&b, engine.RecallResult{Query: "pyhton", Hits: []engine.Hit{}, DidYouMean: "python", Semantic: "off"}, false)
 	if want := "nothing relevant found: no text holds any of its words\ndid you mean: python\nsemantic leg: off\n"; b.String() != want {
 		t.Errorf("printRecall = %q, want %q", b.String(), want)
 	}
