@@ -291,10 +291,10 @@ func (u *App) mainMenu() *fyne.MainMenu {
 		return item
 	}
 	return fyne.NewMainMenu(
-		fyne.NewMenu("File",
+		fyne.NewMenu("File", append([]*fyne.MenuItem{
 			fyne.NewMenuItem("Import files…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFile() }),
 			fyne.NewMenuItem("Import folder…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
-		),
+		}, u.exportMemoriesItems()...)...),
 		fyne.NewMenu("View",
 			screen("Recall", screenRecall, fyne.Key1),
 			screen("Memories", screenMemories, fyne.Key2),

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/internal/atomicfile"
 )
 
 // memories exports the active memories to Markdown or JSON and imports such a file back.
@@ -63,38 +64,12 @@ func (c *cli) memoriesExport(ctx context.Context, args []string) error {
 		if *to == "" || *to == "-" {
 			return write(c.out, ex)
 		}
-		if err := writeFileAtomically(*to, func(w io.Writer) error { return write(w, ex) }); err != nil {
+		if err := atomicfile.Write(*to, func(w io.Writer) error { return write(w, ex) }); err != nil {
 			return fmt.Errorf("memories export: %w", err)
 		}
 		fmt.Fprintf(c.err, "wrote %d memories to %s\n", len(ex.Memories), *to)
 		return nil
 	})
-}
-
-// writeFileAtomically writes path through a temporary file beside it, renamed over path once
-// complete: a failed or interrupted export leaves the old file, never half a new one. The
-// file is readable by its owner only, as the database is.
-func writeFileAtomically(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func (c *cli) memoriesImport(ctx context.Context, args []string) error {

@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/internal/atomicfile"
+)
+
+// memoryPorter exports the memories to a file of the person's and takes such a file back;
+// *engine.Engine satisfies it. A backend without it offers no File › Export/Import.
+type memoryPorter interface {
+	ExportMemories(ctx context.Context, space string) (engine.MemoryExport, error)
+	ImportMemories(ctx context.Context, ex engine.MemoryExport, progress func(done, total int)) (engine.ImportMemoriesResult, error)
+}
+
+// exportMemoriesItems are the File menu's export and import entries, or none.
+func (u *App) exportMemoriesItems() []*fyne.MenuItem {
+	if _, ok := u.b.(memoryPorter); !ok {
+		return nil
+	}
+	return []*fyne.MenuItem{
+		fyne.NewMenuItem("Export memories…", u.chooseExport),
+		fyne.NewMenuItem("Import memories…", u.chooseImport),
+	}
+}
+
+func (u *App) chooseExport() {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil {
+			u.memories.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			return
+		}
+		if w == nil {
+			return // dismissed
+		}
+		path := w.URI().Path()
+		w.Close() // written anew, whole, by exportMemoriesTo
+		u.exportMemoriesTo(path)
+	}, u.win)
+	d.SetFileName("memdesk-memories.md")
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+func (u *App) chooseImport() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			u.memories.banner.show(widget.DangerImportance, sentence(err), "", nil)
+			return
+		}
+		if r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		u.importMemoriesFrom(path)
+	}, u.win)
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+// exportMemoriesTo writes every active memory to path: JSON when its name ends in .json,
+// else Markdown. The report goes to the Memories screen's banner.
+func (u *App) exportMemoriesTo(path string) {
+	porter := u.b.(memoryPorter)
+	u.showScreen(screenMemories)
+	write := engine.WriteMemoriesMarkdown
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		write = engine.WriteMemoriesJSON
+	}
+	u.tasks.start(func(ctx context.Context) {
+		ex, err := porter.ExportMemories(ctx, "")
+		if err == nil {
+			err = atomicfile.Write(path, func(w io.Writer) error { return write(w, ex) })
+		}
+		u.tasks.do(func() {
+			if err != nil {
+				u.memories.banner.show(widget.DangerImportance, sentence(fmt.Errorf("export memories to %s: %w", path, err)), "", nil)
+				return
+			}
+			u.memories.banner.show(widget.SuccessImportance,
+				fmt.Sprintf("Exported %s to %s. Import it here or in another memdesk with File › Import memories.", plural(len(ex.Memories), "memory", "memories"), path), "", nil)
+		})
+	})
+}
+
+// importMemoriesFrom adds the memories of an export; those already here are kept once.
+func (u *App) importMemoriesFrom(path string) {
+	porter := u.b.(memoryPorter)
+	u.showScreen(screenMemories)
+	u.tasks.start(func(ctx context.Context) {
+		var res engine.ImportMemoriesResult
+		f, err := os.Open(path)
+		if err == nil {
+			var ex engine.MemoryExport
+			ex, err = engine.ReadMemories(f)
+			f.Close()
+			if err == nil {
+				res, err = porter.ImportMemories(ctx, ex, nil)
+			}
+		}
+		u.tasks.do(func() {
+			if err != nil {
+				u.memories.banner.show(widget.DangerImportance, sentence(fmt.Errorf("import memories from %s: %w", path, err)), "", nil)
+				return
+			}
+			msg := fmt.Sprintf("Imported %s from %s; %d already here.", plural(res.Added, "memory", "memories"), filepath.Base(path), res.Duplicate)
+			importance := widget.SuccessImportance
+			if len(res.Refused) > 0 {
+				importance = widget.WarningImportance
+				msg += fmt.Sprintf(" %d refused: %s", len(res.Refused), res.Refused[0])
+			}
+			u.memories.banner.show(importance, msg, "", nil)
+			u.memories.afterChange()
+		})
+	})
+}
