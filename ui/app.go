@@ -330,7 +330,11 @@ func (u *App) focusScreen() {
 }
 
 // refreshStats reloads the counts shown in the status bar and on the settings screen.
-func (u *App) refreshStats() { u.status.refreshStats(u.b) }
+// refreshStats reads the counts anew, and the spaces with them: both follow every write.
+func (u *App) refreshStats() {
+	u.status.refreshStats(u.b)
+	u.refreshSpaces()
+}
 
 // dataChanged follows an edit anywhere: the counts and any shown recall are stale. When
 // another program wrote meanwhile (during an import), everything is read again instead.

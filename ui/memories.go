@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +61,7 @@ type memoriesScreen struct {
 	selected  int64
 	rowStride float32 // one row's height with the gap below it, once measured
 	spaces    []string
+	editSpace *widget.SelectEntry // the open edit dialog's space, for tests
 	filtering debouncer
 }
 
@@ -333,16 +333,11 @@ func (m *memoriesScreen) showEmpty(req engine.ListRequest) {
 
 // learnSpaces offers every space seen so far in the space selector.
 func (m *memoriesScreen) learnSpaces(facts []engine.FactView) {
-	n := len(m.spaces)
-	for _, f := range facts {
-		if !slices.Contains(m.spaces, f.Space) {
-			m.spaces = append(m.spaces, f.Space)
-		}
+	names := make([]string, len(facts))
+	for i, f := range facts {
+		names[i] = f.Space
 	}
-	if len(m.spaces) != n {
-		slices.Sort(m.spaces)
-		m.space.SetOptions(m.spaces)
-	}
+	m.learnSpaceNames(names)
 }
 
 func (m *memoriesScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
@@ -382,9 +377,25 @@ func (m *memoriesScreen) showEdit(f engine.FactView) {
 	entry.Wrapping = fyne.TextWrapWord
 	entry.SetText(f.Text)
 	entry.SetMinRowsVisible(5)
-	d := dialog.NewCustomConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", entry, func(save bool) {
-		if save && entry.Text != f.Text {
+	// The space can be changed too, for an active memory, when the backend can move one:
+	// pick a space from the list or type a new name.
+	content := fyne.CanvasObject(entry)
+	space := widget.NewSelectEntry(m.spaces)
+	space.SetText(f.Space)
+	_, canMove := m.b.(memoryMover)
+	if canMove && f.Status == factActive {
+		content = container.NewBorder(nil, container.NewBorder(nil, nil, widget.NewLabel("Space"), nil, space), nil, nil, entry)
+	}
+	m.editSpace = space
+	d := dialog.NewCustomConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", content, func(save bool) {
+		if !save {
+			return
+		}
+		if entry.Text != f.Text {
 			m.edit(f.ID, entry.Text)
+		}
+		if to := strings.TrimSpace(space.Text); canMove && f.Status == factActive && to != "" && to != f.Space {
+			m.move(f, to)
 		}
 	}, m.win)
 	d.Resize(fyne.NewSize(560, 260))

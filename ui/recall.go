@@ -28,8 +28,10 @@ type recallScreen struct {
 
 	query  *searchEntry
 	source *widget.Select
-	space  *widget.Entry
-	note   *widget.Label
+	space  *widget.SelectEntry
+	// spaceNames are the spaces space offers (SelectEntry keeps its options to itself).
+	spaceNames []string
+	note       *widget.Label
 	// respell searches the store's own spelling of a query that found nothing; hidden
 	// unless the engine had one (RecallResult.DidYouMean).
 	respell *widget.Button
@@ -60,7 +62,7 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.source = widget.NewSelect([]string{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}, nil)
 	r.source.SetSelectedIndex(0)
 	r.source.OnChanged = func(string) { r.search.now() }
-	r.space = widget.NewEntry()
+	r.space = widget.NewSelectEntry(nil)
 	r.space.SetPlaceHolder("default")
 	r.space.OnChanged = func(string) { r.search.typed() }
 	r.note = widget.NewLabel(typeToSearch)
