@@ -6,7 +6,9 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/memdesk/memdesk/assets"
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
 // Backend is what the screens ask of the engine; *engine.Engine satisfies it.
@@ -223,6 +226,14 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 			u.recall.typedKey(ev)
 		}
 	})
+	// Ctrl+F finds from any screen: the Recall screen, its search box focused and its text
+	// selected, so typing replaces it.
+	u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault},
+		func(fyne.Shortcut) { u.findAnywhere() })
+	u.recall.copyHit = func(h engine.Hit) {
+		a.Clipboard().SetContent(h.Text)
+		u.recall.note.SetText(fmt.Sprintf("Copied %s to the clipboard.", hitName(h)))
+	}
 	u.win.SetCloseIntercept(u.closeMain)
 	u.win.SetOnClosed(func() {
 		u.saveWindowSize()
@@ -310,6 +321,21 @@ func (u *App) showScreen(index int) {
 		return
 	}
 	u.focusScreen()
+}
+
+// findAnywhere shows the Recall screen with its search box focused and its text selected.
+func (u *App) findAnywhere() {
+	u.showScreen(screenRecall)
+	u.win.Canvas().Focus(u.recall.query)
+	u.recall.query.TypedShortcut(&fyne.ShortcutSelectAll{})
+}
+
+// hitName names a hit in a sentence: "memory #3", "the passage from setup.md".
+func hitName(h engine.Hit) string {
+	if h.Doc != nil {
+		return "the passage from " + display.Line(filepath.Base(h.Doc.Path))
+	}
+	return fmt.Sprintf("memory #%d", h.ID)
 }
 
 // focusScreen puts the keyboard where each screen's work starts.

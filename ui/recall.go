@@ -40,6 +40,8 @@ type recallScreen struct {
 	// open shows a hit where it lives: a memory in its edit dialog, a chunk among its
 	// document's chunks.
 	open func(engine.Hit)
+	// copyHit puts a hit's text on the clipboard (Ctrl+C on a highlighted hit); nil: none.
+	copyHit func(engine.Hit)
 
 	shown engine.RecallResult // what the cards show, for tests
 }
@@ -59,6 +61,7 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 		r.search.typed()
 	}
 	r.query.OnSubmitted = func(string) { r.search.now() }
+	r.query.onShortcut = r.typedShortcut
 	r.source = widget.NewSelect([]string{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}, nil)
 	r.source.SetSelectedIndex(0)
 	r.source.OnChanged = func(string) { r.search.now() }
@@ -198,6 +201,20 @@ func (row *resultRow) highlight(on bool) {
 		row.bg.FillColor = theme.Color(theme.ColorNameSelection)
 	}
 	row.bg.Refresh()
+}
+
+// typedShortcut copies the highlighted hit on Ctrl+C, unless text in the search box is
+// selected: then the box copies its selection, as it always did.
+func (r *recallScreen) typedShortcut(s fyne.Shortcut) bool {
+	if _, ok := s.(*fyne.ShortcutCopy); !ok || r.query.SelectedText() != "" || r.copyHit == nil {
+		return false
+	}
+	h, ok := r.selectedHit()
+	if !ok {
+		return false
+	}
+	r.copyHit(h)
+	return true
 }
 
 // searchEntry is a one-line entry that first offers each key to onKey (and each shortcut to

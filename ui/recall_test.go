@@ -423,3 +423,33 @@ func TestRecallMarksTheNewerOfAConflict(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallCopyAndFind: Ctrl+C copies the highlighted hit (the search box's own selection,
+// when there is one, is copied as before); Ctrl+F from another screen comes back to the
+// search box with its text selected.
+func TestRecallCopyAndFind(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("The pelican colony nests on the north pier", "")
+	r := h.u.recall
+	test.Type(r.query, "pelican")
+	h.waitFor("the hit", func() bool { return len(r.cards) == 1 })
+	r.selectHit(0)
+	r.query.TypedShortcut(&fyne.ShortcutCopy{Clipboard: h.u.fa.Clipboard()})
+	if got := h.u.fa.Clipboard().Content(); got != "The pelican colony nests on the north pier" {
+		t.Errorf("clipboard after Ctrl+C on the highlighted hit = %q", got)
+	}
+	if !strings.HasPrefix(r.note.Text, "Copied memory #") {
+		t.Errorf("note = %q, want it to say what was copied", r.note.Text)
+	}
+
+	h.u.showScreen(screenMemories)
+	h.u.findAnywhere()
+	if h.u.tabs.SelectedIndex() != screenRecall || h.u.win.Canvas().Focused() != r.query || r.query.SelectedText() != "pelican" {
+		t.Errorf("after Ctrl+F: screen %d, focused %T, selected %q; want Recall, the search box, its text",
+			h.u.tabs.SelectedIndex(), h.u.win.Canvas().Focused(), r.query.SelectedText())
+	}
+	r.query.TypedShortcut(&fyne.ShortcutCopy{Clipboard: h.u.fa.Clipboard()})
+	if got := h.u.fa.Clipboard().Content(); got != "pelican" {
+		t.Errorf("with the box's text selected Ctrl+C copied %q, want the selection", got)
+	}
+}
