@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -38,7 +39,7 @@ func containerFormat(mime, filePath string) string {
 	case "application/epub+zip":
 		return formatEPUB
 	}
-	switch strings.ToLower(path.Ext(strings.ReplaceAll(filePath, `\`, "/"))) {
+	switch strings.ToLower(filepath.Ext(filePath)) {
 	case ".docx":
 		return formatDOCX
 	case ".odt":
@@ -291,7 +292,7 @@ func docxBlocks(d *zipDoc) ([]htmlBlock, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if coreTitle := docPropsTitle(d); coreTitle != "" {
+	if coreTitle := xmlElementText(d, "docProps/core.xml", "title"); coreTitle != "" {
 		title = coreTitle
 	}
 	return p.blocks, title, nil
@@ -336,34 +337,19 @@ func docxStyleLevels(d *zipDoc) (map[string]int, error) {
 	return levels, err
 }
 
-// docPropsTitle is the title in a DOCX's docProps/core.xml, "" when there is none.
-func docPropsTitle(d *zipDoc) string {
-	var title strings.Builder
-	in := false
-	if d.byName["docProps/core.xml"] == nil {
-		return ""
-	}
-	_ = d.walk("docProps/core.xml", func(dec *xml.Decoder, tok xml.Token) error {
-		switch t := tok.(type) {
-		case xml.StartElement:
-			in = t.Name.Local == "title"
-		case xml.EndElement:
-			in = false
-		case xml.CharData:
-			if in {
-				title.Write(t)
-			}
-		}
-		return nil
-	})
-	return strings.Join(strings.Fields(title.String()), " ")
-}
-
-// The OpenDocument namespaces of text and tables.
+// The OpenDocument namespaces of text, tables and office elements.
 const (
-	odfTextNS  = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
-	odfTableNS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+	odfTextNS   = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+	odfTableNS  = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+	odfOfficeNS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 )
+
+// odfHidden reports the elements whose text a reader of the document does not see as its
+// text: comments, tracked changes and the numbers of notes.
+func odfHidden(n xml.Name) bool {
+	return n.Space == odfOfficeNS && n.Local == "annotation" ||
+		n.Space == odfTextNS && (n.Local == "tracked-changes" || n.Local == "note-citation")
+}
 
 // odtBlocks reads content.xml: text:p paragraphs and text:h headings with their outline
 // level; text:s stands for spaces, annotations and tracked deletions are not shown text.
@@ -377,8 +363,7 @@ func odtBlocks(d *zipDoc) ([]htmlBlock, string, error) {
 	err := d.walk("content.xml", func(dec *xml.Decoder, tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if t.Name.Space == "urn:oasis:names:tc:opendocument:xmlns:office:1.0" && t.Name.Local == "annotation" ||
-				t.Name.Space == odfTextNS && (t.Name.Local == "tracked-changes" || t.Name.Local == "note-citation") {
+			if odfHidden(t.Name) {
 				hidden++
 				return nil
 			}
@@ -419,8 +404,7 @@ func odtBlocks(d *zipDoc) ([]htmlBlock, string, error) {
 				p.cur.WriteRune('\u2028')
 			}
 		case xml.EndElement:
-			if t.Name.Space == "urn:oasis:names:tc:opendocument:xmlns:office:1.0" && t.Name.Local == "annotation" ||
-				t.Name.Space == odfTextNS && (t.Name.Local == "tracked-changes" || t.Name.Local == "note-citation") {
+			if odfHidden(t.Name) {
 				hidden = max(hidden-1, 0)
 				return nil
 			}
@@ -444,9 +428,7 @@ func odtBlocks(d *zipDoc) ([]htmlBlock, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if d.byName["meta.xml"] != nil {
-		title = xmlElementText(d, "meta.xml", "title")
-	}
+	title = xmlElementText(d, "meta.xml", "title")
 	return p.blocks, title, nil
 }
 
@@ -472,7 +454,8 @@ func collapseSpace(s string) string {
 	return b.String()
 }
 
-// xmlElementText is the text of the first element named local in member name.
+// xmlElementText is the text of the first element named local in member name, on one line;
+// "" when the member or the element is missing.
 func xmlElementText(d *zipDoc, name, local string) string {
 	var (
 		b          strings.Builder
