@@ -69,18 +69,12 @@ type ImportMemoriesResult struct {
 func (e *Engine) ImportMemories(ctx context.Context, ex MemoryExport, progress func(done, total int)) (ImportMemoriesResult, error) {
 	res := ImportMemoriesResult{Refused: []string{}}
 	// Grouped by space, in file order within each, so one batch write serves a space.
-	var spaces []string
-	bySpace := map[string][]int{}
-	for i, m := range ex.Memories {
-		sp := m.Space
+	spaces, bySpace := groupBySpace(ex.Memories, func(sp string) string {
 		if strings.TrimSpace(sp) == "" {
-			sp = "default"
+			return "default"
 		}
-		if _, ok := bySpace[sp]; !ok {
-			spaces = append(spaces, sp)
-		}
-		bySpace[sp] = append(bySpace[sp], i)
-	}
+		return sp
+	})
 	done := 0
 	for _, sp := range spaces {
 		at := bySpace[sp]
@@ -120,6 +114,20 @@ func (e *Engine) ImportMemories(ctx context.Context, ex MemoryExport, progress f
 	return res, nil
 }
 
+// groupBySpace returns the spaces of ms (as name makes them) in order of first appearance,
+// and the indexes of each space's memories, in order.
+func groupBySpace(ms []ExportedMemory, name func(string) string) (order []string, bySpace map[string][]int) {
+	bySpace = map[string][]int{}
+	for i, m := range ms {
+		sp := name(m.Space)
+		if _, ok := bySpace[sp]; !ok {
+			order = append(order, sp)
+		}
+		bySpace[sp] = append(bySpace[sp], i)
+	}
+	return order, bySpace
+}
+
 // WriteMemoriesJSON writes ex as indented JSON.
 func WriteMemoriesJSON(w io.Writer, ex MemoryExport) error {
 	enc := json.NewEncoder(w)
@@ -143,29 +151,15 @@ const (
 // WriteMemoriesMarkdown writes ex as Markdown that ReadMemories reads back unchanged.
 func WriteMemoriesMarkdown(w io.Writer, ex MemoryExport) error {
 	bw := bufio.NewWriter(w)
-	spaces := 0
-	seen := map[string]bool{}
-	for _, m := range ex.Memories {
-		if !seen[m.Space] {
-			seen[m.Space] = true
-			spaces++
-		}
-	}
+	// Memories of one space together, spaces in order of first appearance.
+	order, bySpace := groupBySpace(ex.Memories, func(sp string) string { return sp })
 	fmt.Fprintf(bw, "%s\n\nExported %s: %d memories in %d spaces. Import them with `memdesk memories import FILE`;\n"+
 		"a line `- text` added under a space's heading is a new memory.\n", mdTitle, ex.ExportedAt.UTC().Format(time.RFC3339),
-		len(ex.Memories), spaces)
-	// Memories of one space together, spaces in order of first appearance.
-	var order []string
-	bySpace := map[string][]ExportedMemory{}
-	for _, m := range ex.Memories {
-		if _, ok := bySpace[m.Space]; !ok {
-			order = append(order, m.Space)
-		}
-		bySpace[m.Space] = append(bySpace[m.Space], m)
-	}
+		len(ex.Memories), len(order))
 	for _, sp := range order {
 		fmt.Fprintf(bw, "\n%s%s\n\n", mdSpacePrefx, sp)
-		for _, m := range bySpace[sp] {
+		for _, i := range bySpace[sp] {
+			m := ex.Memories[i]
 			lines := strings.Split(m.Text, "\n")
 			for i, line := range lines {
 				if i == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +67,9 @@ func TestMemoriesRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			sortBySpace := func(ms []ExportedMemory) []ExportedMemory {
-				out := append([]ExportedMemory(nil), ms...)
+				out := slices.Clone(ms)
 				// Import writes a space at a time; within a space the order is kept.
-				slicesSortStable(out)
+				slices.SortStableFunc(out, func(a, b ExportedMemory) int { return strings.Compare(a.Space, b.Space) })
 				return out
 			}
 			if diff := cmp.Diff(sortBySpace(ex.Memories), sortBySpace(back.Memories)); diff != "" {
@@ -79,14 +80,6 @@ func TestMemoriesRoundTrip(t *testing.T) {
 				t.Errorf("second import = %+v, %v; want 5 already there", again, err)
 			}
 		})
-	}
-}
-
-func slicesSortStable(ms []ExportedMemory) {
-	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && ms[j].Space < ms[j-1].Space; j-- {
-			ms[j], ms[j-1] = ms[j-1], ms[j]
-		}
 	}
 }
 
