@@ -114,9 +114,20 @@ func (m *memoriesScreen) listRequest(page int) engine.ListRequest {
 // reload reads the first page again (and the total, when no filter narrows the list),
 // keeping the old rows on screen until the new ones arrive.
 func (m *memoriesScreen) reload() {
+	m.fetch(m.listRequest(0), func(total int, facts []engine.FactView) func() {
+		m.pages = newFactPages(factPageSize, total)
+		m.pages.put(0, facts)
+		return nil
+	})
+}
+
+// fetch lists req (and the total, see total) in the background and hands the answer to
+// show on the UI goroutine, unless a newer fetch has started meanwhile; then the spaces,
+// the empty note and the list follow it, and last what show returned (nil: nothing). An
+// error goes to the banner.
+func (m *memoriesScreen) fetch(req engine.ListRequest, show func(total int, facts []engine.FactView) (after func())) {
 	m.gen++
 	gen := m.gen
-	req := m.listRequest(0)
 	m.t.start(func(ctx context.Context) {
 		total := m.total(ctx, req)
 		res, err := m.b.List(ctx, req)
@@ -128,11 +139,13 @@ func (m *memoriesScreen) reload() {
 				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
 				return
 			}
-			m.pages = newFactPages(factPageSize, total)
-			m.pages.put(0, res.Facts)
+			after := show(total, res.Facts)
 			m.learnSpaces(res.Facts)
 			m.showEmpty(req)
 			m.list.Refresh()
+			if after != nil {
+				after()
+			}
 		})
 	})
 }
@@ -167,43 +180,28 @@ func (m *memoriesScreen) refreshKeeping() {
 		m.reload()
 		return
 	}
-	m.gen++
-	gen := m.gen
 	req := m.listRequest(0)
 	req.Limit = loaded * factPageSize
-	m.t.start(func(ctx context.Context) {
-		total := m.total(ctx, req)
-		res, err := m.b.List(ctx, req)
-		m.t.do(func() {
-			if gen != m.gen {
-				return
-			}
-			if err != nil {
-				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
-				return
-			}
-			stride := m.stride()
-			offset := m.list.GetScrollOffset()
-			first := int(offset / stride)
-			anchor, anchored := m.pages.row(first)
+	m.fetch(req, func(total int, facts []engine.FactView) func() {
+		stride := m.stride()
+		offset := m.list.GetScrollOffset()
+		first := int(offset / stride)
+		anchor, anchored := m.pages.row(first)
 
-			pages := newFactPages(factPageSize, total)
-			for p := 0; p < loaded; p++ {
-				lo := p * factPageSize
-				hi := min(lo+factPageSize, len(res.Facts))
-				if lo > hi {
-					break
-				}
-				pages.put(p, res.Facts[lo:hi])
-				if hi-lo < factPageSize {
-					break
-				}
+		pages := newFactPages(factPageSize, total)
+		for p := 0; p < loaded; p++ {
+			lo := p * factPageSize
+			hi := min(lo+factPageSize, len(facts))
+			if lo > hi {
+				break
 			}
-			m.pages = pages
-			m.learnSpaces(res.Facts)
-			m.showEmpty(req)
-			m.list.Refresh()
-
+			pages.put(p, facts[lo:hi])
+			if hi-lo < factPageSize {
+				break
+			}
+		}
+		m.pages = pages
+		return func() {
 			// Select first: List.Select scrolls to the row, and the offset set after it wins.
 			if m.selected != 0 {
 				if i := pages.index(m.selected); i >= 0 {
@@ -218,7 +216,7 @@ func (m *memoriesScreen) refreshKeeping() {
 				}
 			}
 			m.list.ScrollToOffset(offset)
-		})
+		}
 	})
 }
 
