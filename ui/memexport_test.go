@@ -37,7 +37,9 @@ func TestExportAndImportMemories(t *testing.T) {
 	})
 
 	dst.u.importMemoriesFrom(filepath.Join(t.TempDir(), "missing.md"))
-	dst.waitFor("the error", func() bool { return strings.Contains(dst.u.memories.banner.text.Text, "missing.md") })
+	dst.waitFor("the error", func() bool {
+		return strings.Contains(dst.u.memories.banner.text.Text, "missing.md") && strings.Contains(dst.u.memories.banner.text.Text, "no such file")
+	})
 }
 
 func hasMenuItem(m *fyne.MainMenu, label string) bool {
