@@ -265,6 +265,10 @@ type liveSearch struct {
 	gen    int // the newest search; older answers are dropped
 }
 
+// settled reports that no search waits for typing to pause or for its answer: what the
+// screen shows is the answer to what was typed last.
+func (s *liveSearch) settled() bool { return s.cancel == nil && !s.typing.due }
+
 // typed schedules a search once typing pauses.
 func (s *liveSearch) typed() { s.typing.trigger(s.t, s.run) }
 

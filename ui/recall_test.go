@@ -40,7 +40,11 @@ func TestRecallShowsHitsAsYouType(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r.query.SetText("")
 			test.Type(r.query, tt.query)
-			h.waitFor("hits for "+tt.query, func() bool { return r.shown.Query == tt.query && len(r.shown.Hits) > 0 })
+			// Settled, not only answered: a quiet rerun after the harness's own writes can
+			// answer the typed query before its debounced search has even started.
+			h.waitFor("hits for "+tt.query, func() bool {
+				return r.shown.Query == tt.query && len(r.shown.Hits) > 0 && r.search.settled()
+			})
 			hit := r.shown.Hits[0]
 			if hit.Text != tt.wantText {
 				t.Errorf("first hit = %q, want %q", hit.Text, tt.wantText)
@@ -80,7 +84,7 @@ func TestRecallNothingRelevant(t *testing.T) {
 	h.remember("the cat sat on the mat", "")
 	r := h.u.recall
 	test.Type(r.query, "zebra crossing")
-	h.waitFor("an answer", func() bool { return r.shown.Query == "zebra crossing" })
+	h.waitFor("an answer", func() bool { return r.shown.Query == "zebra crossing" && r.search.settled() })
 	if want := "Nothing relevant: no text holds any of its words."; r.note.Text != want {
 		t.Errorf("note = %q, want %q", r.note.Text, want)
 	}
@@ -96,12 +100,12 @@ func TestRecallOffersTheStoresSpelling(t *testing.T) {
 	h.remember("CI uses Python 3.12 on the build server", "")
 	r := h.u.recall
 	test.Type(r.query, "pyhton")
-	h.waitFor("an answer", func() bool { return r.shown.Query == "pyhton" })
+	h.waitFor("an answer", func() bool { return r.shown.Query == "pyhton" && r.search.settled() })
 	if !r.respell.Visible() || !strings.Contains(r.respell.Text, "python") {
 		t.Fatalf("respell button visible %v, %q; want it to offer python", r.respell.Visible(), r.respell.Text)
 	}
 	test.Tap(r.respell)
-	h.waitFor("the respelled search", func() bool { return r.shown.Query == "python" })
+	h.waitFor("the respelled search", func() bool { return r.shown.Query == "python" && r.search.settled() })
 	if r.query.Text != "python" || len(r.shown.Hits) == 0 || r.respell.Visible() {
 		t.Errorf("after the tap: query %q, %d hits, offer visible %v; want python, a hit, no offer", r.query.Text, len(r.shown.Hits), r.respell.Visible())
 	}
@@ -113,7 +117,7 @@ func TestRecallSourceSelectorAndHighlight(t *testing.T) {
 	r := h.u.recall
 	r.source.SetSelected(string(engine.SourceKnowledge))
 	test.Type(r.query, "backup")
-	h.waitFor("an answer from knowledge", func() bool { return r.shown.Query == "backup" })
+	h.waitFor("an answer from knowledge", func() bool { return r.shown.Query == "backup" && r.search.settled() })
 	if n := len(r.shown.Hits); n != 0 {
 		t.Errorf("knowledge-only recall returned %d memory hits", n)
 	}
@@ -244,7 +248,7 @@ func TestRecallKeyboardOpensTheSelectedHit(t *testing.T) {
 	h.remember("the garden hose is in the shed", "")
 	r := h.u.recall
 	test.Type(r.query, "garden")
-	h.waitFor("two hits", func() bool { return r.shown.Query == "garden" && len(r.shown.Hits) == 2 })
+	h.waitFor("two hits", func() bool { return r.shown.Query == "garden" && len(r.shown.Hits) == 2 && r.search.settled() })
 	if r.selected != -1 {
 		t.Fatalf("selected = %d before any arrow key, want none (-1)", r.selected)
 	}
@@ -296,7 +300,7 @@ func TestRecallKeyboardWithoutFocusAndTypingClearsSelection(t *testing.T) {
 	h.remember("apples are red", "")
 	r := h.u.recall
 	test.Type(r.query, "apples")
-	h.waitFor("a hit", func() bool { return r.shown.Query == "apples" && len(r.shown.Hits) == 1 })
+	h.waitFor("a hit", func() bool { return r.shown.Query == "apples" && len(r.shown.Hits) == 1 && r.search.settled() })
 
 	h.u.win.Canvas().Unfocus()
 	h.pressKey(fyne.KeyDown)
@@ -310,7 +314,7 @@ func TestRecallKeyboardWithoutFocusAndTypingClearsSelection(t *testing.T) {
 	// Enter with nothing selected searches at once and opens nothing.
 	h.u.win.Canvas().Focus(r.query)
 	h.pressKey(fyne.KeyReturn)
-	h.waitFor("the new query's answer", func() bool { return r.shown.Query == "apples red" })
+	h.waitFor("the new query's answer", func() bool { return r.shown.Query == "apples red" && r.search.settled() })
 	if dlg := h.overlay(); dlg != nil {
 		t.Errorf("Enter without a selection opened a dialog")
 	}
@@ -375,7 +379,9 @@ func TestRecallShowsControlCharactersEscaped(t *testing.T) {
 	h.remember("deploy key rotated \x1b]52;c;ZXZpbA==\a on host\u202egnp.exe", "")
 	r := h.u.recall
 	test.Type(r.query, "deploy key rotated")
-	h.waitFor("the hit", func() bool { return r.shown.Query == "deploy key rotated" && len(r.shown.Hits) > 0 })
+	h.waitFor("the hit", func() bool {
+		return r.shown.Query == "deploy key rotated" && len(r.shown.Hits) > 0 && r.search.settled()
+	})
 	shown := texts(r.content)
 	if strings.ContainsAny(shown, "\x1b\a\u202e") {
 		t.Errorf("screen text holds a raw control or bidi character:\n%q", shown)

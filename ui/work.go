@@ -63,6 +63,7 @@ type debouncer struct {
 	delay time.Duration
 	timer *time.Timer
 	gen   int
+	due   bool // a trigger waits to fire (UI goroutine only)
 }
 
 // trigger schedules f on the UI goroutine after the delay, replacing any pending one.
@@ -73,9 +74,11 @@ func (d *debouncer) trigger(t *tasks, f func()) {
 	}
 	d.gen++
 	gen := d.gen
+	d.due = true
 	d.timer = time.AfterFunc(d.delay, func() {
 		t.do(func() {
 			if gen == d.gen {
+				d.due = false
 				f()
 			}
 		})
@@ -88,5 +91,6 @@ func (d *debouncer) flush(f func()) {
 		d.timer.Stop()
 	}
 	d.gen++
+	d.due = false
 	f()
 }
