@@ -24,6 +24,8 @@ type knowledgeScreen struct {
 	b       Backend
 	win     fyne.Window
 	changed func()
+	// onDocs hears of every new list of the documents (nil: nobody).
+	onDocs func([]engine.DocumentView)
 
 	space        *widget.Entry
 	importFiles  *widget.Button
@@ -316,6 +318,9 @@ func (k *knowledgeScreen) reload() {
 				return
 			}
 			k.docs = res.Documents
+			if k.onDocs != nil {
+				k.onDocs(res.Documents)
+			}
 			k.regroup()
 			k.resumeWatch(res.Watched)
 		})

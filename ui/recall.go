@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -31,7 +34,15 @@ type recallScreen struct {
 	space  *widget.SelectEntry
 	// spaceNames are the spaces space offers (SelectEntry keeps its options to itself).
 	spaceNames []string
-	note       *widget.Label
+	// when, folder and order narrow and order the results; the engine applies them.
+	when   *widget.Select
+	folder *widget.SelectEntry
+	order  *widget.Select
+	// folderNames are the folders folder offers.
+	folderNames []string
+	// now is the clock the date presets count back from.
+	now  func() time.Time
+	note *widget.Label
 	// respell searches the store's own spelling of a query that found nothing; hidden
 	// unless the engine had one (RecallResult.DidYouMean).
 	respell *widget.Button
@@ -49,8 +60,32 @@ type recallScreen struct {
 // typeToSearch is the recall note before anything is typed.
 const typeToSearch = "Type to search. Memories and imported documents are searched together."
 
+// whenPreset is a choice of the "written" selector and how far back it reaches from now
+// (0: since midnight today; -1: any time).
+type whenPreset struct {
+	label string
+	back  time.Duration
+}
+
+// whenPresets are the "written" selector's choices, in order.
+func whenPresets() []whenPreset {
+	return []whenPreset{
+		{"any time", -1},
+		{"today", 0},
+		{"last 7 days", 7 * 24 * time.Hour},
+		{"last 30 days", 30 * 24 * time.Hour},
+		{"last year", 365 * 24 * time.Hour},
+	}
+}
+
+// Sort choices of the "sort" selector.
+const (
+	sortRelevance = "relevance"
+	sortNewest    = "newest"
+)
+
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
-	r := &recallScreen{hitList: newHitList()}
+	r := &recallScreen{hitList: newHitList(), now: time.Now}
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
 		pending: func() { r.note.SetText("Searching…") }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
@@ -68,6 +103,20 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.space = widget.NewSelectEntry(nil)
 	r.space.SetPlaceHolder("default")
 	r.space.OnChanged = func(string) { r.search.typed() }
+	presets := whenPresets()
+	labels := make([]string, len(presets))
+	for i, p := range presets {
+		labels[i] = p.label
+	}
+	r.when = widget.NewSelect(labels, nil)
+	r.when.SetSelectedIndex(0)
+	r.when.OnChanged = func(string) { r.search.now() }
+	r.folder = widget.NewSelectEntry(nil)
+	r.folder.SetPlaceHolder("any folder")
+	r.folder.OnChanged = func(string) { r.search.typed() }
+	r.order = widget.NewSelect([]string{sortRelevance, sortNewest}, nil)
+	r.order.SetSelectedIndex(0)
+	r.order.OnChanged = func(string) { r.search.now() }
 	r.note = widget.NewLabel(typeToSearch)
 	r.note.Importance = widget.LowImportance
 	r.note.Wrapping = fyne.TextWrapWord
@@ -76,16 +125,48 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.respell.Hide()
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
-	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox)
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note, container.NewHBox(r.respell))
+	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox,
+		widget.NewLabel("written"), r.when, widget.NewLabel("sort"), r.order)
+	// The folder takes what room the row has left: paths are long.
+	filters := container.NewBorder(nil, nil, controls, nil, container.NewBorder(nil, nil, widget.NewLabel("folder"), nil, r.folder))
+	top := container.NewVBox(r.query, filters, r.note, container.NewHBox(r.respell))
 	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
 }
 
 // request is the search the controls describe.
 func (r *recallScreen) request() engine.RecallRequest {
-	return engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text),
-		Source: engine.Source(r.source.Selected)}
+	req := engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text),
+		Source: engine.Source(r.source.Selected), Folder: strings.TrimSpace(r.folder.Text)}
+	if i := r.when.SelectedIndex(); i > 0 {
+		now, back := r.now(), whenPresets()[i].back
+		req.Since = now.Add(-back)
+		if back == 0 {
+			req.Since = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+		}
+	}
+	if r.order.Selected == sortNewest {
+		req.Sort = engine.SortNewest
+	}
+	return req
+}
+
+// setFolders offers the folders the imported documents are in (at any of their paths) in
+// the folder selector; a folder typed there narrows to it and below.
+func (r *recallScreen) setFolders(docs []engine.DocumentView) {
+	seen := map[string]bool{}
+	var dirs []string
+	for _, d := range docs {
+		for _, p := range append([]string{d.Path}, d.Copies...) {
+			if dir := filepath.Dir(p); !seen[dir] {
+				seen[dir] = true
+				dirs = append(dirs, dir)
+			}
+		}
+	}
+	slices.Sort(dirs)
+	r.folderNames = dirs
+	r.folder.SetOptions(dirs)
 }
 
 // typedKey moves the highlight with Up and Down and opens the highlighted hit on Enter. It
@@ -399,12 +480,19 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	case res.Query == "":
 		r.note.SetText(typeToSearch)
 		return
+	case len(res.Hits) == 0 && res.Filtered > 0:
+		r.note.Importance = widget.MediumImportance
+		r.note.SetText(fmt.Sprintf("No hit was written then or is in that folder; %s without the filters.", plural(res.Filtered, "hit", "hits")))
+		return
 	case len(res.Hits) == 0:
 		r.note.Importance = widget.MediumImportance
 		r.note.SetText(nothingRelevant(res))
 		return
 	}
 	msg := plural(len(res.Hits), "hit", "hits")
+	if res.Filtered > 0 {
+		msg += fmt.Sprintf(" (%d more outside the filters)", res.Filtered)
+	}
 	if res.Relaxed {
 		r.note.Importance = widget.WarningImportance
 		msg = "Relaxed: nothing matched every term, so these are the closest " + plural(len(res.Hits), "hit", "hits") + "."
