@@ -482,6 +482,9 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 	}
 	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
 	d.Resize(fyne.NewSize(560, 360))
+	// The window's focus comes back when the dialog goes: a box that had it (the filter)
+	// would then get the Space that pressed Keep new, after the key had done its work.
+	m.win.Canvas().Unfocus()
 	d.Show()
 }
 
