@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -127,8 +128,11 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
 	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox,
 		widget.NewLabel("written"), r.when, widget.NewLabel("sort"), r.order)
-	// The folder takes what room the row has left: paths are long.
-	filters := container.NewBorder(nil, nil, controls, nil, container.NewBorder(nil, nil, widget.NewLabel("folder"), nil, r.folder))
+	// The folder takes what room the row has left: paths are long. The objects go in the
+	// order they show, which is the order Tab walks them in (NewBorder puts the centre first).
+	folderLabel := widget.NewLabel("folder")
+	folderBox := container.New(layout.NewBorderLayout(nil, nil, folderLabel, nil), folderLabel, r.folder)
+	filters := container.New(layout.NewBorderLayout(nil, nil, controls, nil), controls, folderBox)
 	top := container.NewVBox(r.query, filters, r.note, container.NewHBox(r.respell))
 	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
