@@ -8,6 +8,7 @@ import (
 
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/rank"
+	"github.com/memdesk/memdesk/internal/residency"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -40,6 +41,9 @@ func (e *Engine) LoadEntities(ctx context.Context) error {
 	done := make(chan loaded, 1)
 	go func() {
 		x, err := entity.New(context.WithoutCancel(ctx))
+		if err == nil {
+			e.releaseModelPages()
+		}
 		done <- loaded{x, err}
 	}()
 	select {
@@ -52,6 +56,18 @@ func (e *Engine) LoadEntities(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("load entity extractor: %w", ctx.Err())
 	}
+}
+
+// releaseModelPages gives back the executable's pages the extractor's models were parsed
+// from (about 45 MB resident, never read again): the largest part of the process's memory
+// that is not its heap.
+func (e *Engine) releaseModelPages() {
+	r, err := residency.ReleaseExecutableData()
+	if err != nil {
+		e.log.Debug("could not release the executable's data pages", "err", err)
+		return
+	}
+	e.log.Debug("released the executable's data pages", "resident_before_mb", r.ResidentBefore>>20, "resident_after_mb", r.ResidentAfter>>20)
 }
 
 // extractEntities returns text's entities stamped with the rules version, or nil (pending)
