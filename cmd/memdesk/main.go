@@ -14,11 +14,13 @@ import (
 )
 
 // gcPercent is the garbage collector's target unless GOGC says otherwise. Most of the heap
-// is the entity extractor's dictionary and language models (~120 MB), loaded once and never
-// freed: at Go's default (100) the heap may grow by as much again in garbage before a
-// collection, which took a 100k-fact store to 440 MB resident; at 50 it stays near 330 MB,
-// for ingest within noise of the default (6,500 vs 6,450 facts/s) and recall 1.6 -> 2.4 ms.
-const gcPercent = 50
+// is the entity extractor's dictionary and language models (~120 MB) and, in the window, the
+// fonts (~35 MB): loaded once and never freed, yet each collection lets the heap grow by
+// gcPercent of them in garbage. At Go's default (100) a 100k-fact store took 440 MB resident;
+// at 50, 403-415 MB; at 25, 337-340 MB (`memdesk bench`), and the window over 64k chunks
+// 386-398 MB instead of 450-470 after two dozen searches. Collections are more frequent, but
+// each allocates little once the models are in: see doc/performance.md for the cost.
+const gcPercent = 25
 
 func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
