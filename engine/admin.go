@@ -29,14 +29,51 @@ type AdminRequest struct {
 }
 
 // AdminResult is an action's outcome. OK is false when the action found problems; Details
-// lists them (or what was done) as sentences for a person.
+// lists them (or what was done) as sentences for a person, in words every surface can show.
 type AdminResult struct {
 	Action  string   `json:"action"`
 	OK      bool     `json:"ok"`
 	Details []string `json:"details"`
+	// Next are what the person can do about the outcome. They are steps, not sentences: the
+	// CLI words them as its commands and flags, the window as its screens and buttons, so
+	// neither shows the other's (a window offers no --all).
+	Next []AdminStep `json:"next,omitempty"`
 	// Counts are the action's numbers (e.g. rebuilt, deferred, skipped), for scripts.
 	Counts map[string]int `json:"counts,omitempty"`
 }
+
+// AdminStep is one thing to do after an action.
+type AdminStep struct {
+	Kind StepKind `json:"kind"`
+	// Action is the repair to run, for StepRun.
+	Action string `json:"action,omitempty"`
+	// All asks for the repair's every pass, until nothing is left (the CLI's --all), for
+	// StepRun.
+	All bool `json:"all,omitempty"`
+	// Path is the file the step is about, for StepOpenCopy.
+	Path string `json:"path,omitempty"`
+	// Why says what the step is for ("to finish"), for StepRun.
+	Why string `json:"why,omitempty"`
+}
+
+// StepKind is what an AdminStep asks for.
+type StepKind string
+
+// The steps an action can ask for.
+const (
+	// StepRun: run the repair Action (again, when it is the same action).
+	StepRun StepKind = "run"
+	// StepBackupFirst: keep a copy of the database before repairing it.
+	StepBackupFirst StepKind = "backup-first"
+	// StepSettle: decide each contradicting pair (keep the newer, the older, or both).
+	StepSettle StepKind = "settle"
+	// StepOpenCopy: the copy at Path opens like any database.
+	StepOpenCopy StepKind = "open-copy"
+	// StepWaitForModel: the embedding model must answer first (the semantic leg ready).
+	StepWaitForModel StepKind = "wait-for-model"
+	// StepSeeWhy: the log says why some items failed (the CLI's -v).
+	StepSeeWhy StepKind = "see-why"
+)
 
 type adminAction struct {
 	help string
@@ -88,8 +125,8 @@ func (e *Engine) integrity(ctx context.Context, _ AdminRequest) (AdminResult, er
 	if res.OK {
 		res.Details = []string{"database file, full-text indexes and their sync with facts and chunks are ok"}
 	} else {
-		res.Details = append(res.Details,
-			"copy the database file somewhere safe first; then `memdesk admin rebuild-index` rebuilds the search indexes from your stored text")
+		res.Next = []AdminStep{{Kind: StepBackupFirst},
+			{Kind: StepRun, Action: "rebuild-index", Why: "rebuilds the search indexes from your stored text"}}
 	}
 	return res, nil
 }
@@ -118,7 +155,7 @@ func (e *Engine) rebuildIndex(ctx context.Context, req AdminRequest) (AdminResul
 		Counts:  map[string]int{"indexes": len(done), "entity_rows": marked, "rebuilt": total.Rebuilt, "deferred": total.Deferred},
 		Details: append(done, fmt.Sprintf("entities of %d facts and chunks extracted again, %d left", total.Rebuilt, total.Deferred))}
 	if total.Deferred > 0 {
-		res.Details = append(res.Details, "run `memdesk admin entities-sweep --all` to finish")
+		res.Next = []AdminStep{{Kind: StepRun, Action: "entities-sweep", All: true, Why: "to finish"}}
 	}
 	return res, nil
 }
@@ -178,7 +215,7 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 		fmt.Sprintf("statements of %d facts re-extracted, %d still stale", triples.Rebuilt, triples.Deferred),
 	}
 	if (total.Deferred > 0 || triples.Deferred > 0) && !req.All {
-		res.Details = append(res.Details, "run `memdesk admin entities-sweep --all` to finish")
+		res.Next = []AdminStep{{Kind: StepRun, Action: "entities-sweep", All: true, Why: "to finish"}}
 	}
 	return res, nil
 }
@@ -273,7 +310,8 @@ func (e *Engine) backup(ctx context.Context, req AdminRequest) (AdminResult, err
 		return AdminResult{}, err
 	}
 	return AdminResult{Action: "backup", OK: true, Counts: map[string]int{"bytes": int(n)},
-		Details: []string{fmt.Sprintf("wrote %s (%.1f MB); open it with memdesk --db %s", to, float64(n)/(1<<20), to)}}, nil
+		Details: []string{fmt.Sprintf("wrote %s (%.1f MB)", to, float64(n)/(1<<20))},
+		Next:    []AdminStep{{Kind: StepOpenCopy, Path: to}}}, nil
 }
 
 // groupThousands writes n with a comma between groups of three digits ("5,000"), as a count

@@ -399,7 +399,7 @@ func (e *Engine) contradictionsAdmin(ctx context.Context, req AdminRequest) (Adm
 		if res.Truncated {
 			out.Details = append(out.Details, fmt.Sprintf("only the first %d pairs are listed", maxContradictionPairs))
 		}
-		out.Details = append(out.Details, "keep the right one with `memdesk supersede OLD NEW`, or keep both with `memdesk dismiss A B`")
+		out.Next = []AdminStep{{Kind: StepSettle}}
 	}
 	return out, nil
 }

@@ -411,7 +411,7 @@ func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResu
 		res.Details = append(res.Details, "semantic role: not known yet: the model's calibration probes did not embed (it is measured again on the next recall)")
 	}
 	if !res.OK {
-		res.Details = append(res.Details, "run `memdesk admin vectors-fix` to re-embed and evict")
+		res.Next = []AdminStep{{Kind: StepRun, Action: "vectors-fix", Why: "to re-embed and evict"}}
 	}
 	return res, nil
 }
@@ -439,8 +439,10 @@ func (e *Engine) vectorsDiagnoseStored(ctx context.Context) (AdminResult, error)
 	}
 	res.Counts["unembedded"] = owners - withVector
 	res.Details = append(res.Details,
-		fmt.Sprintf("%s have no vector in any space, %d vectors are orphaned", groupThousands(owners-withVector), d.Orphans),
-		"once Ollama answers with the configured model (`memdesk stats` says semantic: ready), run this again to count against it, and `memdesk admin vectors-fix` to re-embed what is stale")
+		fmt.Sprintf("%s have no vector in any space, %d vectors are orphaned", groupThousands(owners-withVector), d.Orphans))
+	res.Next = []AdminStep{{Kind: StepWaitForModel},
+		{Kind: StepRun, Action: "vectors-diagnose", Why: "to count against it"},
+		{Kind: StepRun, Action: "vectors-fix", Why: "to re-embed what is stale"}}
 	return res, nil
 }
 
@@ -487,9 +489,10 @@ func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult,
 		total.Embedded+total.Zero, total.Zero, evicted, total.Failed, total.Remaining)}
 	switch {
 	case total.Remaining > 0 && !req.All:
-		res.Details = append(res.Details, "run `memdesk admin vectors-fix --all` to finish")
+		res.Next = []AdminStep{{Kind: StepRun, Action: "vectors-fix", All: true, Why: "to finish"}}
 	case total.Remaining > 0:
-		res.Details = append(res.Details, fmt.Sprintf("the model failed on %d texts; run `memdesk admin vectors-fix --all` again to retry them (with -v to see why)", total.Failed))
+		res.Details = append(res.Details, fmt.Sprintf("the model failed on %d texts", total.Failed))
+		res.Next = []AdminStep{{Kind: StepRun, Action: "vectors-fix", All: true, Why: "to retry them"}, {Kind: StepSeeWhy}}
 	}
 	return res, nil
 }

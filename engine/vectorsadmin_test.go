@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // failingAfterEmbedder embeds its first n calls like the fake, then fails every call.
@@ -76,10 +78,20 @@ func TestVectorsDiagnoseWithoutTheModel(t *testing.T) {
 	}
 	text := strings.Join(res.Details, "\n")
 	for _, want := range []string{"could not be checked (semantic: offline)", "vector space " + fingerprintVersion + "fake/a@1/2: 3 vectors (1 of them embed to zero)",
-		"1 have no vector in any space", "memdesk admin vectors-fix"} {
+		"1 have no vector in any space"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("details %q lack %q", text, want)
 		}
+	}
+	// What to do next is steps, not CLI words: wait for the model, count again, then fix.
+	wantNext := []AdminStep{{Kind: StepWaitForModel},
+		{Kind: StepRun, Action: "vectors-diagnose", Why: "to count against it"},
+		{Kind: StepRun, Action: "vectors-fix", Why: "to re-embed what is stale"}}
+	if diff := cmp.Diff(wantNext, res.Next); diff != "" {
+		t.Errorf("next steps (-want +got):\n%s", diff)
+	}
+	if strings.Contains(text, "memdesk ") {
+		t.Errorf("details %q name a CLI command; the window shows them too", text)
 	}
 }
 

@@ -597,6 +597,9 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 			for _, d := range res.Details {
 				fmt.Fprintf(w, "  %s\n", display.Line(d))
 			}
+			for _, step := range res.Next {
+				fmt.Fprintf(w, "  %s\n", display.Line(cliStep(res.Action, step)))
+			}
 		}); err != nil {
 			return err
 		}
@@ -605,6 +608,33 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
+}
+
+// cliStep words a repair's next step as this CLI's commands.
+func cliStep(action string, s engine.AdminStep) string {
+	switch s.Kind {
+	case engine.StepRun:
+		cmd := "memdesk admin " + s.Action
+		if s.All {
+			cmd += " --all"
+		}
+		again := ""
+		if s.Action == action {
+			again = " again"
+		}
+		return fmt.Sprintf("run `%s`%s %s", cmd, again, s.Why)
+	case engine.StepBackupFirst:
+		return "copy the database file somewhere safe first (`memdesk admin backup`)"
+	case engine.StepSettle:
+		return "keep the right one with `memdesk supersede OLD NEW`, or keep both with `memdesk dismiss A B`"
+	case engine.StepOpenCopy:
+		return "open it with memdesk --db " + s.Path
+	case engine.StepWaitForModel:
+		return "first, Ollama must answer with the configured model (`memdesk stats` says semantic: ready)"
+	case engine.StepSeeWhy:
+		return "add -v to see why"
+	}
+	return string(s.Kind)
 }
 
 func (c *cli) printConfig(args []string) error {
