@@ -122,6 +122,8 @@ type App struct {
 	docs      *docView
 	tabs      *container.AppTabs
 
+	dialogs *dialogs
+
 	live       *live
 	changePoll time.Duration
 }
@@ -170,6 +172,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.win.SetIcon(icon)
 
 	b := opts.Backend
+	u.dialogs = newDialogs(u.win)
 	u.status = newStatusBar(u.tasks, opts.Semantic, opts.SemanticPoll)
 	u.reach = newReach(u, opts.Hotkeys, opts.NoHotkeyWhy, opts.TrayLikely)
 	evalRun, evalLegs := opts.Eval, []string(nil)
@@ -184,9 +187,9 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
 	u.recall = newRecallScreen(u.tasks, b)
-	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.log, u.dataChanged)
-	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dataChanged)
-	u.docs = newDocView(u.tasks, b, u.win, a)
+	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.dialogs, u.log, u.dataChanged)
+	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dialogs, u.dataChanged)
+	u.docs = newDocView(u.tasks, b, u.win, u.dialogs, a)
 	u.knowledge.openDoc = func(d engine.DocumentView) { u.docs.open(d.ID, 0, nil) }
 	u.settings.onRepaired = u.refreshStats
 	u.recall.open = u.openHit
@@ -217,9 +220,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		float32(prefs.FloatWithFallback(prefWidth, 980)),
 		float32(prefs.FloatWithFallback(prefHeight, 700))))
 	u.win.SetOnDropped(u.dropped)
-	// With nothing focused, the arrows and Enter still walk the recall results.
+	// With nothing focused, Esc closes the top dialog; without a dialog, the arrows and Enter
+	// still walk the recall results.
 	u.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if u.docs.typedKey(ev) {
+		if u.dialogs.typedKey(ev) || u.dialogs.anyOpen() {
 			return
 		}
 		if u.tabs.SelectedIndex() == screenRecall {
@@ -230,6 +234,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	// selected, so typing replaces it.
 	u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { u.findAnywhere() })
+	// Ctrl+Enter confirms the top dialog when no entry in it has the keyboard.
+	for _, s := range submitShortcuts() {
+		u.win.Canvas().AddShortcut(s, func(s fyne.Shortcut) { u.dialogs.typedShortcut(s) })
+	}
 	u.recall.copyHit = func(h engine.Hit) {
 		a.Clipboard().SetContent(h.Text)
 		u.recall.note.SetText(fmt.Sprintf("Copied %s to the clipboard.", hitName(h)))

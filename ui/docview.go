@@ -29,9 +29,10 @@ const (
 // docView shows one document's chunks in a dialog, opened at a hit's chunk with the matched
 // words marked, with actions to open the file in its own app, show its folder, and copy.
 type docView struct {
-	t   *tasks
-	b   Backend
-	win fyne.Window
+	t       *tasks
+	b       Backend
+	win     fyne.Window
+	dialogs *dialogs
 	// openURL hands a file:// URL to the system's default handler (fyne's App.OpenURL:
 	// xdg-open, open, or the Windows shell); tests replace it.
 	openURL   func(*url.URL) error
@@ -50,8 +51,8 @@ type docView struct {
 	status  *widget.Label
 }
 
-func newDocView(t *tasks, b Backend, win fyne.Window, a fyne.App) *docView {
-	return &docView{t: t, b: b, win: win, openURL: a.OpenURL, pdf: systemPDFPageOpener(), clipboard: a.Clipboard()}
+func newDocView(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, a fyne.App) *docView {
+	return &docView{t: t, b: b, win: win, dialogs: dialogs, openURL: a.OpenURL, pdf: systemPDFPageOpener(), clipboard: a.Clipboard()}
 }
 
 // open shows document docID at chunk around (0: from its start), marking terms.
@@ -69,7 +70,7 @@ func (v *docView) open(docID, around int64, terms []string) {
 				return
 			}
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("open document: %w", err), v.win)
+				v.dialogs.showError(fmt.Errorf("open document: %w", err))
 				return
 			}
 			v.show(page, terms)
@@ -101,17 +102,14 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 	path.Truncation = fyne.TextTruncateEllipsis
 	v.scroll = container.NewVScroll(v.box)
 	content := container.NewBorder(container.NewVBox(actions, path, v.status), nil, nil, nil, v.scroll)
-	dlg := dialog.NewCustom(docTitle(d), "Close", content, v.win)
+	// Esc closes it through the window's dialogs, which leave the keys with the window.
+	dlg := v.dialogs.showCustom(docTitle(d), "Close", content, fyne.NewSize(760, 560))
 	dlg.SetOnClosed(func() {
 		if v.dlg == dlg {
 			v.dlg = nil
 		}
 	})
 	v.dlg = dlg
-	dlg.Resize(fyne.NewSize(760, 560))
-	dlg.Show()
-	// Keys go to the window, whose handler closes the view on Esc.
-	v.win.Canvas().Unfocus()
 	v.scrollToHit()
 }
 
@@ -212,15 +210,6 @@ func (v *docView) more(earlier bool) {
 			}
 		})
 	})
-}
-
-// typedKey closes the view on Esc; it reports whether it took the key.
-func (v *docView) typedKey(ev *fyne.KeyEvent) bool {
-	if v.dlg == nil || ev.Name != fyne.KeyEscape {
-		return false
-	}
-	v.close()
-	return true
 }
 
 func (v *docView) close() {

@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -141,13 +140,11 @@ func (k *knowledgeScreen) confirmRemoveFolder(folder string, docs []engine.Docum
 	msg := widget.NewLabel(fmt.Sprintf("The %s listed under %s (%s) leave memdesk.\nThe files on disk stay; you can import them again.",
 		plural(len(docs), "document", "documents"), display.Line(folder), plural(chunks, "chunk", "chunks")))
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm(fmt.Sprintf("Remove %s?", plural(len(docs), "document", "documents")), "Remove", "Cancel", msg, func(ok bool) {
+	k.dialogs.showConfirm(fmt.Sprintf("Remove %s?", plural(len(docs), "document", "documents")), "Remove", "Cancel", msg, fyne.NewSize(520, 200), func(ok bool) {
 		if ok {
 			k.removeFolder(folder, docs)
 		}
-	}, k.win)
-	d.Resize(fyne.NewSize(520, 200))
-	d.Show()
+	})
 }
 
 func (k *knowledgeScreen) removeFolder(folder string, docs []engine.DocumentView) {

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -23,6 +22,7 @@ type knowledgeScreen struct {
 	t       *tasks
 	b       Backend
 	win     fyne.Window
+	dialogs *dialogs
 	changed func()
 
 	space        *widget.Entry
@@ -50,8 +50,8 @@ type knowledgeScreen struct {
 	openDoc func(engine.DocumentView)
 }
 
-func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *knowledgeScreen {
-	k := &knowledgeScreen{t: t, b: b, win: win, changed: changed}
+func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, changed func()) *knowledgeScreen {
+	k := &knowledgeScreen{t: t, b: b, win: win, dialogs: dialogs, changed: changed}
 	k.space = widget.NewEntry()
 	k.space.SetPlaceHolder("default")
 	k.importFiles = widget.NewButtonWithIcon("Import file…", theme.FileIcon(), k.chooseFile)
@@ -83,7 +83,7 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 
 // addSyncSwitch puts the "Keep a folder in sync" switch in box, when the backend can watch.
 func (k *knowledgeScreen) addSyncSwitch(box *fyne.Container) {
-	k.sync = newSyncSwitch(k.t, k.b, k.win, func() string { return strings.TrimSpace(k.space.Text) },
+	k.sync = newSyncSwitch(k.t, k.b, k.dialogs, func() string { return strings.TrimSpace(k.space.Text) },
 		k.reload, func(err error) { k.banner.show(widget.DangerImportance, sentence(err), "", nil) })
 	if k.sync != nil {
 		box.Add(k.sync.content)
@@ -91,7 +91,7 @@ func (k *knowledgeScreen) addSyncSwitch(box *fyne.Container) {
 }
 
 func (k *knowledgeScreen) chooseFile() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+	k.dialogs.showFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -102,13 +102,11 @@ func (k *knowledgeScreen) chooseFile() {
 		path := r.URI().Path()
 		r.Close()
 		k.importPaths([]string{path})
-	}, k.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 func (k *knowledgeScreen) chooseFolder() {
-	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+	k.dialogs.showFolderOpen(func(dir fyne.ListableURI, err error) {
 		if err != nil {
 			k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -116,9 +114,7 @@ func (k *knowledgeScreen) chooseFolder() {
 		if dir != nil {
 			k.importPaths([]string{dir.Path()})
 		}
-	}, k.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 // importPaths imports files and folders with a progress bar; one import runs at a time.
@@ -250,9 +246,7 @@ func (k *knowledgeScreen) showConflicts(cs []engine.KBConflict) {
 		l.Wrapping = fyne.TextWrapWord
 		box.Add(l)
 	}
-	d := dialog.NewCustom("What the import disagrees with", "Close", container.NewVScroll(box), k.win)
-	d.Resize(fyne.NewSize(620, 400))
-	d.Show()
+	k.dialogs.showCustom("What the import disagrees with", "Close", container.NewVScroll(box), fyne.NewSize(620, 400))
 }
 
 // notImported lists the files an import left out, one line each, skipped and failed alike:
@@ -280,9 +274,7 @@ func (k *knowledgeScreen) showNotImported(res engine.KBAddResult) {
 	if len(res.Conflicts) > 0 {
 		bottom = widget.NewButton(conflictSummary(res.Conflicts)+" Show them", func() { k.showConflicts(res.Conflicts) })
 	}
-	d := dialog.NewCustom("Files not imported", "Close", container.NewBorder(header, bottom, nil, nil, list), k.win)
-	d.Resize(fyne.NewSize(760, 420))
-	d.Show()
+	k.dialogs.showCustom("Files not imported", "Close", container.NewBorder(header, bottom, nil, nil, list), fyne.NewSize(760, 420))
 }
 
 func firstFailure(res engine.KBAddResult) string {
@@ -388,11 +380,11 @@ func (k *knowledgeScreen) reimport(d engine.DocumentView) {
 func (k *knowledgeScreen) confirmRemove(d engine.DocumentView) {
 	msg := widget.NewLabel(fmt.Sprintf("%s and its %s leave memdesk.\nThe file on disk stays; you can import it again.",
 		docTitle(d), plural(d.Chunks, "chunk", "chunks")))
-	dialog.NewCustomConfirm("Remove document?", "Remove", "Cancel", msg, func(ok bool) {
+	k.dialogs.showConfirm("Remove document?", "Remove", "Cancel", msg, fyne.Size{}, func(ok bool) {
 		if ok {
 			k.remove(d)
 		}
-	}, k.win).Show()
+	})
 }
 
 func (k *knowledgeScreen) remove(d engine.DocumentView) {

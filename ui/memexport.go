@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -35,7 +34,7 @@ func (u *App) exportMemoriesItems() []*fyne.MenuItem {
 }
 
 func (u *App) chooseExport() {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+	u.dialogs.showFileSave("memdesk-memories.md", func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
 			u.memories.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -46,14 +45,11 @@ func (u *App) chooseExport() {
 		path := w.URI().Path()
 		w.Close() // written anew, whole, by exportMemoriesTo
 		u.exportMemoriesTo(path)
-	}, u.win)
-	d.SetFileName("memdesk-memories.md")
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 func (u *App) chooseImport() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+	u.dialogs.showFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			u.memories.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -64,9 +60,7 @@ func (u *App) chooseImport() {
 		path := r.URI().Path()
 		r.Close()
 		u.importMemoriesFrom(path)
-	}, u.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 // exportMemoriesTo writes every active memory to path: JSON when its name ends in .json,

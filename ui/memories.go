@@ -30,6 +30,7 @@ type memoriesScreen struct {
 	t       *tasks
 	b       Backend
 	win     fyne.Window
+	dialogs *dialogs
 	log     *slog.Logger
 	changed func() // the database changed: counts are stale
 
@@ -61,12 +62,12 @@ type memoriesScreen struct {
 	selected  int64
 	rowStride float32 // one row's height with the gap below it, once measured
 	spaces    []string
-	editSpace *widget.SelectEntry // the open edit dialog's space, for tests
+	editSpace *dialogSelectEntry // the open edit dialog's space, for tests
 	filtering debouncer
 }
 
-func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, changed func()) *memoriesScreen {
-	m := &memoriesScreen{t: t, b: b, win: win, log: log, changed: changed,
+func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, log *slog.Logger, changed func()) *memoriesScreen {
+	m := &memoriesScreen{t: t, b: b, win: win, dialogs: dialogs, log: log, changed: changed,
 		pages: newFactPages(factPageSize, 0), filtering: debouncer{delay: debounceDelay}}
 
 	m.filter = widget.NewEntry()
@@ -371,21 +372,20 @@ func (m *memoriesScreen) afterChange() {
 }
 
 func (m *memoriesScreen) showEdit(f engine.FactView) {
-	entry := widget.NewMultiLineEntry()
-	entry.Wrapping = fyne.TextWrapWord
+	entry := m.dialogs.newMultiLineEntry()
 	entry.SetText(f.Text)
 	entry.SetMinRowsVisible(5)
 	// The space can be changed too, for an active memory, when the backend can move one:
 	// pick a space from the list or type a new name.
 	content := fyne.CanvasObject(entry)
-	space := widget.NewSelectEntry(m.spaces)
+	space := m.dialogs.newSelectEntry(m.spaces)
 	space.SetText(f.Space)
 	_, canMove := m.b.(memoryMover)
 	if canMove && f.Status == factActive {
 		content = container.NewBorder(nil, container.NewBorder(nil, nil, widget.NewLabel("Space"), nil, space), nil, nil, entry)
 	}
 	m.editSpace = space
-	d := dialog.NewCustomConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", content, func(save bool) {
+	m.dialogs.showConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", content, fyne.NewSize(560, 260), func(save bool) {
 		if !save {
 			return
 		}
@@ -395,9 +395,7 @@ func (m *memoriesScreen) showEdit(f engine.FactView) {
 		if to := strings.TrimSpace(space.Text); canMove && f.Status == factActive && to != "" && to != f.Space {
 			m.move(f, to)
 		}
-	}, m.win)
-	d.Resize(fyne.NewSize(560, 260))
-	d.Show()
+	})
 	m.win.Canvas().Focus(entry)
 }
 
@@ -431,9 +429,7 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		}
 		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
-	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
-	d.Resize(fyne.NewSize(560, 360))
-	d.Show()
+	d = m.dialogs.showCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), fyne.NewSize(560, 360))
 }
 
 // shorten cuts text to at most n runes, marking the cut.
