@@ -122,7 +122,8 @@ type App struct {
 	docs      *docView
 	tabs      *container.AppTabs
 
-	dialogs *dialogs
+	dialogs    *dialogs
+	appearance *appearance
 
 	live       *live
 	changePoll time.Duration
@@ -166,6 +167,8 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		opts.SemanticPoll = time.Second
 	}
 	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post), changePoll: opts.ChangePoll}
+	// The theme is set before any widget is made, so none starts in the wrong colours.
+	applySavedTheme(a)
 	icon := fyne.NewStaticResource("memdesk.png", assets.IconPNG())
 	a.SetIcon(icon)
 	u.win = a.NewWindow("memdesk")
@@ -182,7 +185,8 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 			evalLegs = append(evalLegs, "entity")
 		}
 	}
-	u.settings = newSettingsScreen(u.tasks, b, u.win, u.reach.content,
+	u.appearance = newAppearance(a)
+	u.settings = newSettingsScreen(u.tasks, b, u.win, u.appearance.content, u.reach.content,
 		newOllamaPanel(u.tasks, opts.ConfigPath, opts.TestOllama), newEvalPanel(u.tasks, evalRun, evalLegs))
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats

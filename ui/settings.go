@@ -29,7 +29,7 @@ type settingsScreen struct {
 	content  fyne.CanvasObject
 }
 
-func newSettingsScreen(t *tasks, b Backend, win fyne.Window, reach fyne.CanvasObject, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
+func newSettingsScreen(t *tasks, b Backend, win fyne.Window, appearance, reach fyne.CanvasObject, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
 	s := &settingsScreen{t: t, b: b, win: win, ollama: ollama, eval: eval}
 	s.semantic = widget.NewLabel("off")
 	s.semantic.TextStyle.Bold = true
@@ -56,6 +56,8 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, reach fyne.CanvasOb
 	})
 
 	s.content = container.NewVScroll(container.NewVBox(
+		appearance,
+		widget.NewSeparator(),
 		reach,
 		widget.NewSeparator(),
 		heading("Semantic recall"),
