@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/memdesk/memdesk/assets"
@@ -167,8 +167,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		opts.SemanticPoll = time.Second
 	}
 	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post), changePoll: opts.ChangePoll}
-	// The theme is set before any widget is made, so none starts in the wrong colours.
+	// The theme and the words are set before any widget is made, so none starts in the
+	// wrong colours or language.
 	applySavedTheme(a)
+	registerTranslations(log)
 	icon := fyne.NewStaticResource("memdesk.png", assets.IconPNG())
 	a.SetIcon(icon)
 	u.win = a.NewWindow("memdesk")
@@ -206,10 +208,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		busy: func() bool { return u.knowledge.cancelImport != nil }}
 
 	u.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
-		container.NewTabItemWithIcon("Memories", theme.ListIcon(), u.memories.content),
-		container.NewTabItemWithIcon("Knowledge", theme.DocumentIcon(), u.knowledge.content),
-		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
+		container.NewTabItemWithIcon(lang.L("Recall"), theme.SearchIcon(), u.recall.content),
+		container.NewTabItemWithIcon(lang.L("Memories"), theme.ListIcon(), u.memories.content),
+		container.NewTabItemWithIcon(lang.L("Knowledge"), theme.DocumentIcon(), u.knowledge.content),
+		container.NewTabItemWithIcon(lang.L("Settings"), theme.SettingsIcon(), u.settings.content),
 	)
 	prefs := a.Preferences()
 	u.tabs.SelectIndex(prefs.IntWithFallback(prefScreen, screenRecall))
@@ -244,7 +246,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	}
 	u.recall.copyHit = func(h engine.Hit) {
 		a.Clipboard().SetContent(h.Text)
-		u.recall.note.SetText(fmt.Sprintf("Copied %s to the clipboard.", hitName(h)))
+		u.recall.note.SetText(lang.L("Copied {{.What}} to the clipboard.", tmpl{"What": hitName(h)}))
 	}
 	u.win.SetCloseIntercept(u.closeMain)
 	u.win.SetOnClosed(func() {
@@ -314,15 +316,15 @@ func (u *App) mainMenu() *fyne.MainMenu {
 		return item
 	}
 	return fyne.NewMainMenu(
-		fyne.NewMenu("File", append([]*fyne.MenuItem{
-			fyne.NewMenuItem("Import files…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFile() }),
-			fyne.NewMenuItem("Import folder…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
+		fyne.NewMenu(lang.L("File"), append([]*fyne.MenuItem{
+			fyne.NewMenuItem(lang.L("Import files…"), func() { u.showScreen(screenKnowledge); u.knowledge.chooseFile() }),
+			fyne.NewMenuItem(lang.L("Import folder…"), func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
 		}, u.exportMemoriesItems()...)...),
-		fyne.NewMenu("View",
-			screen("Recall", screenRecall, fyne.Key1),
-			screen("Memories", screenMemories, fyne.Key2),
-			screen("Knowledge", screenKnowledge, fyne.Key3),
-			screen("Settings", screenSettings, fyne.Key4),
+		fyne.NewMenu(lang.L("View"),
+			screen(lang.L("Recall"), screenRecall, fyne.Key1),
+			screen(lang.L("Memories"), screenMemories, fyne.Key2),
+			screen(lang.L("Knowledge"), screenKnowledge, fyne.Key3),
+			screen(lang.L("Settings"), screenSettings, fyne.Key4),
 		),
 	)
 }
@@ -345,9 +347,9 @@ func (u *App) findAnywhere() {
 // hitName names a hit in a sentence: "memory #3", "the passage from setup.md".
 func hitName(h engine.Hit) string {
 	if h.Doc != nil {
-		return "the passage from " + display.Line(filepath.Base(h.Doc.Path))
+		return lang.L("the passage from {{.File}}", tmpl{"File": display.Line(filepath.Base(h.Doc.Path))})
 	}
-	return fmt.Sprintf("memory #%d", h.ID)
+	return lang.L("memory #{{.ID}}", tmpl{"ID": h.ID})
 }
 
 // focusScreen puts the keyboard where each screen's work starts.

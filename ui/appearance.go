@@ -6,6 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -56,34 +58,61 @@ func savedTheme(prefs fyne.Preferences) string {
 // appearance is Settings' Appearance section: the theme, applied as it is picked and kept
 // in the app's preferences for the next start.
 type appearance struct {
-	fa      fyne.App
-	theme   *widget.RadioGroup
+	fa       fyne.App
+	theme    *widget.RadioGroup
+	language *widget.RadioGroup
+	// restart says a language change waits for the next start, shown once one is picked.
+	restart *widget.Label
 	content fyne.CanvasObject
 }
 
 func newAppearance(a fyne.App) *appearance {
 	p := &appearance{fa: a}
-	labels := map[string]string{themeSystem: "Follow the system", themeLight: "Light", themeDark: "Dark"}
-	var options []string
-	for _, c := range themeChoices() {
-		options = append(options, labels[c])
-	}
-	p.theme = widget.NewRadioGroup(options, nil)
-	p.theme.Horizontal = true
-	p.theme.Required = true
-	p.theme.SetSelected(labels[savedTheme(a.Preferences())])
-	p.theme.OnChanged = func(label string) {
-		for c, l := range labels {
-			if l == label {
-				p.setTheme(c)
-			}
-		}
-	}
+	prefs := a.Preferences()
+	p.theme = choiceGroup(themeChoices(), map[string]string{
+		themeSystem: lang.L("Follow the system"), themeLight: lang.L("Light"), themeDark: lang.L("Dark"),
+	}, savedTheme(prefs), p.setTheme)
+	// Each language is named in itself, so a person who cannot read the other finds theirs.
+	p.language = choiceGroup(languageChoices(), map[string]string{
+		langSystem: lang.L("Follow the system"), langEnglish: "English", langChinese: "中文",
+	}, savedLanguage(prefs), p.setLanguage)
+	p.restart = hint(lang.L("Takes effect when memdesk next starts."))
+	p.restart.Importance = widget.WarningImportance
+	p.restart.Hide()
+	label := func(text string) fyne.CanvasObject { return widget.NewLabel(text) }
 	p.content = container.NewVBox(
-		heading("Appearance"),
-		container.NewBorder(nil, nil, widget.NewLabel("Theme"), nil, p.theme),
+		heading(lang.L("Appearance")),
+		container.New(layout.NewFormLayout(),
+			label(lang.L("Theme")), p.theme,
+			label(lang.L("Language")), container.NewHBox(p.language, p.restart)),
 	)
 	return p
+}
+
+// choiceGroup is a row of radio buttons, one per choice, labelled by labels, with selected
+// picked; picking one calls pick with its choice.
+func choiceGroup(choices []string, labels map[string]string, selected string, pick func(string)) *widget.RadioGroup {
+	options := make([]string, len(choices))
+	for i, c := range choices {
+		options[i] = labels[c]
+	}
+	g := widget.NewRadioGroup(options, nil)
+	g.Horizontal = true
+	g.Required = true
+	g.SetSelected(labels[selected])
+	g.OnChanged = func(label string) {
+		if i := slices.Index(options, label); i >= 0 {
+			pick(choices[i])
+		}
+	}
+	return g
+}
+
+// setLanguage keeps the language choice for the next start; Fyne takes the language from
+// the environment as the app starts (LanguageOverride), so the window says so.
+func (p *appearance) setLanguage(choice string) {
+	p.fa.Preferences().SetString(prefLanguage, choice)
+	p.restart.Show()
 }
 
 // applySavedTheme puts the stored theme on the app; the window calls it as it opens.

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -45,7 +46,7 @@ func newSyncSwitch(t *tasks, b Backend, dialogs *dialogs, space func() string, c
 	}
 	s := &syncSwitch{t: t, w: w, dialogs: dialogs, space: space, changed: changed, failed: failed}
 	s.folder = caption("")
-	s.check = widget.NewCheck("Keep a folder in sync", s.toggled)
+	s.check = widget.NewCheck(lang.L("Keep a folder in sync"), s.toggled)
 	s.content = container.NewHBox(s.check, s.folder)
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -28,8 +29,8 @@ func (u *App) exportMemoriesItems() []*fyne.MenuItem {
 		return nil
 	}
 	return []*fyne.MenuItem{
-		fyne.NewMenuItem("Export memories…", u.chooseExport),
-		fyne.NewMenuItem("Import memories…", u.chooseImport),
+		fyne.NewMenuItem(lang.L("Export memories…"), u.chooseExport),
+		fyne.NewMenuItem(lang.L("Import memories…"), u.chooseImport),
 	}
 }
 
@@ -83,7 +84,7 @@ func (u *App) exportMemoriesTo(path string) {
 				return
 			}
 			u.memories.banner.show(widget.SuccessImportance,
-				fmt.Sprintf("Exported %s to %s. Import it here or in another memdesk with File › Import memories.", plural(len(ex.Memories), "memory", "memories"), path), "", nil)
+				lang.L("Exported {{.Memories}} to {{.Path}}. Import it here or in another memdesk with File › Import memories.", tmpl{"Memories": plural(len(ex.Memories), "memory", "memories"), "Path": path}), "", nil)
 		})
 	})
 }
@@ -108,11 +109,11 @@ func (u *App) importMemoriesFrom(path string) {
 				u.memories.banner.show(widget.DangerImportance, sentence(fmt.Errorf("import memories from %s: %w", path, err)), "", nil)
 				return
 			}
-			msg := fmt.Sprintf("Imported %s from %s; %d already here.", plural(res.Added, "memory", "memories"), filepath.Base(path), res.Duplicate)
+			msg := lang.L("Imported {{.Memories}} from {{.File}}; {{.Duplicate}} already here.", tmpl{"Memories": plural(res.Added, "memory", "memories"), "File": filepath.Base(path), "Duplicate": res.Duplicate})
 			importance := widget.SuccessImportance
 			if len(res.Refused) > 0 {
 				importance = widget.WarningImportance
-				msg += fmt.Sprintf(" %d refused: %s", len(res.Refused), res.Refused[0])
+				msg += lang.L(" {{.Count}} refused: {{.First}}", tmpl{"Count": len(res.Refused), "First": res.Refused[0]})
 			}
 			u.memories.banner.show(importance, msg, "", nil)
 			u.memories.afterChange()

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -71,12 +72,12 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, l
 		pages: newFactPages(factPageSize, 0), filtering: debouncer{delay: debounceDelay}}
 
 	m.filter = widget.NewEntry()
-	m.filter.SetPlaceHolder("Filter by text…")
+	m.filter.SetPlaceHolder(lang.L("Filter by text…"))
 	m.filter.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
 	m.space = widget.NewSelectEntry(nil)
-	m.space.SetPlaceHolder("all spaces")
+	m.space.SetPlaceHolder(lang.L("all spaces"))
 	m.space.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
-	m.showAll = widget.NewCheck("Show history", func(bool) { m.reload() })
+	m.showAll = widget.NewCheck(lang.L("Show history"), func(bool) { m.reload() })
 
 	m.list = widget.NewList(func() int { return m.pages.length }, newFactRow, m.updateRow)
 	m.list.OnSelected = func(id widget.ListItemID) {
@@ -91,15 +92,15 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, l
 	m.empty.Hide()
 
 	m.addEntry = newSubmitEntry(m.add)
-	m.addEntry.SetPlaceHolder("Something to remember… (Ctrl+Enter saves)")
+	m.addEntry.SetPlaceHolder(lang.L("Something to remember… (Ctrl+Enter saves)"))
 	m.addEntry.SetMinRowsVisible(3)
-	m.addButton = widget.NewButtonWithIcon("Remember", theme.ContentAddIcon(), m.add)
+	m.addButton = widget.NewButtonWithIcon(lang.L("Remember"), theme.ContentAddIcon(), m.add)
 	m.addButton.Importance = widget.HighImportance
 	m.banner = newBanner()
 	m.acts = &factActions{t: t, b: b, banner: m.banner, after: m.afterChange}
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(170, m.space.MinSize().Height), m.space)
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("space"), spaceBox, m.showAll), m.filter)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel(lang.L("space")), spaceBox, m.showAll), m.filter)
 	addRow := container.NewBorder(nil, nil, nil, container.NewVBox(m.addButton), m.addEntry)
 	bottom := container.NewVBox(m.banner.content, addRow)
 	m.content = container.NewBorder(top, bottom, nil, nil, container.NewStack(m.list, container.NewCenter(m.empty)))
@@ -323,9 +324,9 @@ func (m *memoriesScreen) showEmpty(req engine.ListRequest) {
 		m.empty.Hide()
 		return
 	case req.Filter != "" || req.Space != "":
-		m.empty.SetText("No memories match.")
+		m.empty.SetText(lang.L("No memories match."))
 	default:
-		m.empty.SetText("No memories yet. Write one below and press Ctrl+Enter.")
+		m.empty.SetText(lang.L("No memories yet. Write one below and press Ctrl+Enter."))
 	}
 	m.empty.Show()
 }
@@ -382,10 +383,10 @@ func (m *memoriesScreen) showEdit(f engine.FactView) {
 	space.SetText(f.Space)
 	_, canMove := m.b.(memoryMover)
 	if canMove && f.Status == factActive {
-		content = container.NewBorder(nil, container.NewBorder(nil, nil, widget.NewLabel("Space"), nil, space), nil, nil, entry)
+		content = container.NewBorder(nil, container.NewBorder(nil, nil, widget.NewLabel(lang.L("Space")), nil, space), nil, nil, entry)
 	}
 	m.editSpace = space
-	m.dialogs.showConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", content, fyne.NewSize(560, 260), func(save bool) {
+	m.dialogs.showConfirm(lang.L("Edit memory #{{.ID}}", tmpl{"ID": f.ID}), lang.L("Save"), lang.L("Cancel"), content, fyne.NewSize(560, 260), func(save bool) {
 		if !save {
 			return
 		}
@@ -420,8 +421,9 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 			other = p.B
 		}
 		settle := m.acts.settling(f, other)
-		text := widget.NewLabel(fmt.Sprintf("conflicts with #%d (%s) “%s”\n%s\nKeep new keeps #%d as history; Keep old forgets #%d.",
-			other.ID, age(other.ID, f.ID), display.Line(other.Text), display.Line(p.Reason), settle.older.ID, settle.newer.ID))
+		text := widget.NewLabel(lang.L("conflicts with #{{.Other}} ({{.Age}}) “{{.Text}}”\n{{.Reason}}\nKeep new keeps #{{.Older}} as history; Keep old forgets #{{.Newer}}.", tmpl{
+			"Other": other.ID, "Age": age(other.ID, f.ID), "Text": display.Line(other.Text), "Reason": display.Line(p.Reason),
+			"Older": settle.older.ID, "Newer": settle.newer.ID}))
 		text.Wrapping = fyne.TextWrapWord
 		buttons := container.NewHBox()
 		for _, c := range settle.choices(func() { d.Hide() }) {
@@ -429,7 +431,7 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		}
 		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
-	d = m.dialogs.showCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), fyne.NewSize(560, 360))
+	d = m.dialogs.showCustom(lang.L("#{{.ID}} “{{.Text}}” contradicts", tmpl{"ID": f.ID, "Text": shorten(f.Text, 40)}), lang.L("Close"), container.NewVScroll(box), fyne.NewSize(560, 360))
 }
 
 // shorten cuts text to at most n runes, marking the cut.
@@ -452,9 +454,9 @@ type factRow struct {
 func newFactRow() fyne.CanvasObject {
 	r := &factRow{text: widget.NewLabel(""), meta: caption("")}
 	r.text.Truncation = fyne.TextTruncateEllipsis
-	r.edit = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), nil)
-	r.forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), nil)
-	r.restore = widget.NewButtonWithIcon("Restore", theme.ContentUndoIcon(), nil)
+	r.edit = widget.NewButtonWithIcon(lang.L("Edit"), theme.DocumentCreateIcon(), nil)
+	r.forget = widget.NewButtonWithIcon(lang.L("Forget"), theme.DeleteIcon(), nil)
+	r.restore = widget.NewButtonWithIcon(lang.L("Restore"), theme.ContentUndoIcon(), nil)
 	for _, b := range []*widget.Button{r.edit, r.forget, r.restore} {
 		b.Importance = widget.LowImportance
 	}
@@ -470,7 +472,7 @@ func newFactRow() fyne.CanvasObject {
 func (r *factRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(r.content) }
 
 func (r *factRow) showLoading() {
-	r.text.SetText("Loading…")
+	r.text.SetText(lang.L("Loading…"))
 	r.meta.SetText("")
 	r.conflict.Hide()
 	r.edit.Hide()
@@ -480,16 +482,16 @@ func (r *factRow) showLoading() {
 
 func (r *factRow) show(f engine.FactView, conflicts []engine.ContradictionPair) {
 	r.text.SetText(display.Block(f.Text))
-	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format("2 Jan 2006 15:04"))
+	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format(lang.L("2 Jan 2006 15:04")))
 	if f.Status != factActive {
 		meta += " · " + statusWord(f.Status)
 	}
 	if f.SupersededBy != 0 {
-		meta += fmt.Sprintf(" by #%d", f.SupersededBy)
+		meta += lang.L(" by #{{.ID}}", tmpl{"ID": f.SupersededBy})
 	}
 	r.meta.SetText(meta)
 	if len(conflicts) > 0 && f.Status == factActive {
-		r.conflict.SetText(fmt.Sprintf("contradicts %d", len(conflicts)))
+		r.conflict.SetText(lang.L("contradicts {{.Count}}", tmpl{"Count": len(conflicts)}))
 		r.conflict.Show()
 	} else {
 		r.conflict.Hide()
@@ -507,9 +509,9 @@ func (r *factRow) show(f engine.FactView, conflicts []engine.ContradictionPair) 
 func statusWord(status string) string {
 	switch status {
 	case factDeleted:
-		return "forgotten"
+		return lang.L("forgotten")
 	case factSuperseded:
-		return "superseded"
+		return lang.L("superseded")
 	}
 	return status
 }

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -47,14 +48,16 @@ type recallScreen struct {
 }
 
 // typeToSearch is the recall note before anything is typed.
-const typeToSearch = "Type to search. Memories and imported documents are searched together."
+func typeToSearch() string {
+	return lang.L("Type to search. Memories and imported documents are searched together.")
+}
 
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r := &recallScreen{hitList: newHitList()}
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
-		pending: func() { r.note.SetText("Searching…") }, answer: r.show, answerAgain: r.showAgain}
+		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
-	r.query.SetPlaceHolder("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)")
+	r.query.SetPlaceHolder(lang.L("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)"))
 	r.query.OnChanged = func(string) {
 		// The highlight belongs to the results of the text before this keystroke.
 		r.selectHit(-1)
@@ -68,7 +71,7 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.space = widget.NewSelectEntry(nil)
 	r.space.SetPlaceHolder("default")
 	r.space.OnChanged = func(string) { r.search.typed() }
-	r.note = widget.NewLabel(typeToSearch)
+	r.note = widget.NewLabel(typeToSearch())
 	r.note.Importance = widget.LowImportance
 	r.note.Wrapping = fyne.TextWrapWord
 	r.respell = widget.NewButton("", nil)
@@ -76,7 +79,7 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.respell.Hide()
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
-	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox)
+	controls := container.NewHBox(widget.NewLabel(lang.L("in")), r.source, widget.NewLabel(lang.L("space")), spaceBox)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note, container.NewHBox(r.respell))
 	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
@@ -84,7 +87,7 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 
 // request is the search the controls describe.
 func (r *recallScreen) request() engine.RecallRequest {
-	return engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text),
+	return engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text), Lang: uiLanguage(),
 		Source: engine.Source(r.source.Selected)}
 }
 
@@ -383,7 +386,7 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	r.setRows(nil)
 	r.respell.Hide()
 	if suggestion := res.DidYouMean; err == nil && suggestion != "" {
-		r.respell.SetText("Did you mean " + display.Line(suggestion) + "?  Search that")
+		r.respell.SetText(lang.L("Did you mean {{.Suggestion}}?  Search that", tmpl{"Suggestion": display.Line(suggestion)}))
 		r.respell.OnTapped = func() {
 			r.query.SetText(suggestion)
 			r.search.now()
@@ -397,7 +400,7 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 		r.note.SetText(sentence(err))
 		return
 	case res.Query == "":
-		r.note.SetText(typeToSearch)
+		r.note.SetText(typeToSearch())
 		return
 	case len(res.Hits) == 0:
 		r.note.Importance = widget.MediumImportance
@@ -407,7 +410,7 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	msg := plural(len(res.Hits), "hit", "hits")
 	if res.Relaxed {
 		r.note.Importance = widget.WarningImportance
-		msg = "Relaxed: nothing matched every term, so these are the closest " + plural(len(res.Hits), "hit", "hits") + "."
+		msg = lang.L("Relaxed: nothing matched every term, so these are the closest {{.Hits}}.", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")})
 	}
 	r.note.SetText(msg)
 	rows := make([]*resultRow, 0, len(res.Hits))
@@ -421,9 +424,9 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 // nothingRelevant says why a search found nothing.
 func nothingRelevant(res engine.RecallResult) string {
 	if why := res.Floors.Unanswered(); why != "" {
-		return "Nothing relevant: " + why + "."
+		return lang.L("Nothing relevant: {{.Why}}.", tmpl{"Why": why})
 	}
-	return "Nothing relevant."
+	return lang.L("Nothing relevant.")
 }
 
 // hitCard shows one hit: where it is from (and where it stands in a conflict), its text
@@ -433,17 +436,17 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	var badge fyne.CanvasObject
 	var where string
 	if h.Doc != nil {
-		badge = chip("document", theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
+		badge = chip(lang.L("document"), theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
 		where = docLocation(*h.Doc)
 	} else {
-		badge = chip("memory", theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
-		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format("2 Jan 2006"))
+		badge = chip(lang.L("memory"), theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
+		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
 	}
 	actions := container.NewHBox()
 	if open != nil {
-		label := "Edit"
+		label := lang.L("Edit")
 		if h.Doc != nil {
-			label = "Open"
+			label = lang.L("Open")
 		}
 		btn := widget.NewButtonWithIcon(label, theme.NavigateNextIcon(), func() { open(h) })
 		btn.Importance = widget.LowImportance
@@ -461,12 +464,13 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	plain := caption(h.WhyPlain)
 	plain.Truncation = fyne.TextTruncateOff
 	plain.Wrapping = fyne.TextWrapWord
-	details := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",
-		h.Why, h.Score, h.Legs.FTS, h.Legs.Entity, h.Legs.Semantic))
+	details := widget.NewLabel(lang.L("{{.Why}}\nscore {{.Score}} · lexical {{.Lexical}} · entity {{.Entity}} · semantic {{.Semantic}}", tmpl{
+		"Why": h.Why, "Score": fmt.Sprintf("%.3f", h.Score), "Lexical": fmt.Sprintf("%.3f", h.Legs.FTS),
+		"Entity": fmt.Sprintf("%.3f", h.Legs.Entity), "Semantic": fmt.Sprintf("%.3f", h.Legs.Semantic)}))
 	details.Wrapping = fyne.TextWrapWord
 	details.Importance = widget.LowImportance
 
-	fold = widget.NewAccordion(widget.NewAccordionItem("details", details))
+	fold = widget.NewAccordion(widget.NewAccordionItem(lang.L("details"), details))
 	return container.NewVBox(header, text, plain, fold, widget.NewSeparator()), fold
 }
 
@@ -481,11 +485,11 @@ func conflictMark(h engine.Hit) string {
 	for i, c := range h.Conflicts {
 		ids[i] = fmt.Sprintf("#%d", c.FactID)
 	}
-	standing := "older"
+	standing := lang.L("older")
 	if h.Newest() {
-		standing = "newer"
+		standing = lang.L("newer")
 	}
-	return fmt.Sprintf("%s, conflicts with %s", standing, strings.Join(ids, ", "))
+	return lang.L("{{.Standing}}, conflicts with {{.IDs}}", tmpl{"Standing": standing, "IDs": strings.Join(ids, ", ")})
 }
 
 // docLocation reads "Title — path:12–20 › Heading", or for a PDF "Title — path, p. 3:12–20".
@@ -497,7 +501,7 @@ func docLocation(d engine.DocRef) string {
 		s += " — " + d.Path
 	}
 	if d.Page > 0 {
-		s += fmt.Sprintf(", p. %d", d.Page)
+		s += lang.L(", p. {{.Page}}", tmpl{"Page": d.Page})
 	}
 	if d.LineStart > 0 {
 		s += fmt.Sprintf(":%d", d.LineStart)

@@ -33,7 +33,8 @@ func TestRecallShowsHitsAsYouType(t *testing.T) {
 		wantID   int64
 		wantWhy  string
 	}{
-		{"老王", "老王的生日是三月十二日", wang, "匹配 老王 · 今天写的"},
+		// The explanation is in the window's language (English here), not the query's.
+		{"老王", "老王的生日是三月十二日", wang, "matched 老王 · written today"},
 		{"python build", "CI uses Python 3.12 on the build server", 0, "matched python and build · written today"},
 	}
 	for _, tt := range tests {
