@@ -319,6 +319,27 @@ typeText "backup"
 shot 10-quick-cold-start "$artifacts/9-quick-command.png"
 shot_wid=""
 
+# The window in the dark theme and in Chinese: a fresh start with both chosen in its
+# preferences (Fyne's preferences.json), as Settings would leave them.
+kill "$app_pid"
+wait "$app_pid" 2>/dev/null || true
+app_pid=""
+prefs_dir="$work/config-zh/fyne/io.github.memdesk"
+mkdir -p "$prefs_dir"
+echo '{"appearance.theme":"dark","appearance.language":"zh"}' >"$prefs_dir/preferences.json"
+XDG_CONFIG_HOME="$work/config-zh" XDG_RUNTIME_DIR="$work/run" "$work/memdesk" --db "$work/m.db" -v gui >>"$artifacts/memdesk.log" 2>&1 &
+app_pid=$!
+wid=$(timeout "$timeout_s" xdotool search --sync --onlyvisible --name '^memdesk$' 2>/dev/null | head -n1) ||
+	fail "no dark, Chinese window within ${timeout_s}s"
+[ -n "$wid" ] || fail "no dark, Chinese window within ${timeout_s}s"
+xdotool windowfocus --sync "$wid" 2>/dev/null || xdotool windowfocus "$wid"
+typeText "$cjk_query"
+shot 11-recall-dark-zh "$artifacts/2-recall-zh.png"
+xdotool key ctrl+2
+shot 12-memories-dark-zh "$artifacts/11-recall-dark-zh.png"
+xdotool key ctrl+4
+shot 13-settings-dark-zh "$artifacts/12-memories-dark-zh.png"
+
 if grep -q 'Error in Fyne call thread' "$artifacts/memdesk.log"; then
 	fail "Fyne reported a widget update off the UI goroutine"
 fi
