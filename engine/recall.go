@@ -40,6 +40,18 @@ type RecallRequest struct {
 	MeaningOnly bool `json:"meaning_only,omitempty"`
 	// noSuggestion skips the spelling suggestion: the recall that checks one makes none.
 	noSuggestion bool
+	// Since and Until keep the hits written (a memory) or imported (a document) in
+	// [Since, Until); zero is open. Unlike time words in the query, which are dropped with a
+	// note when they leave nothing, these always hold: they are what the person chose.
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	// Folder keeps the knowledge hits whose document is in this folder or below it;
+	// memories are in no folder, so a folder leaves knowledge only.
+	Folder string `json:"folder,omitempty"`
+	// Sort orders the hits: "" or relevance, the ranking's order; newest, by time written.
+	// Filters and sort only choose among and reorder the hits the ranking found: none of
+	// them changes which texts are answers or how they rank against each other.
+	Sort Sort `json:"sort,omitempty"`
 	// Lang is the language of each hit's WhyPlain ("en", "zh"); "" follows the query:
 	// Chinese when it holds a Han character.
 	Lang string `json:"lang,omitempty"`
@@ -139,6 +151,9 @@ type RecallResult struct {
 	Semantic string      `json:"semantic"`
 	Floors   FloorReport `json:"floors"`
 	Notes    []string    `json:"notes,omitempty"`
+	// Filtered is how many answers the date range and folder left out: with no hits, it
+	// says the filters, not the query, emptied the list.
+	Filtered int `json:"filtered,omitempty"`
 	// DidYouMean is, when nothing was found, the query with its unknown words spelled as the
 	// store's own texts spell them, checked to find something ("pyhton" -> "python").
 	DidYouMean string `json:"did_you_mean,omitempty"`
@@ -175,6 +190,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	default:
 		return RecallResult{}, fmt.Errorf("%w: unknown source %q (want all, memory or knowledge)", ErrBadRequest, req.Source)
 	}
+	if err := req.checkNarrowing(); err != nil {
+		return RecallResult{}, err
+	}
 
 	if req.MeaningOnly {
 		return e.recallByMeaning(ctx, req, kinds, space, k)
@@ -194,8 +212,12 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	}
 	plan.semanticVec, plan.semanticFP, plan.semanticCal = qvec, fp, cal
 	var gathered []*gathered
+	wordLimit := candidateLimit
+	if req.filtered() {
+		wordLimit = filteredCandidateLimit
+	}
 	for _, kind := range kinds {
-		g, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit})
+		g, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit}, wordLimit)
 		if err != nil {
 			return RecallResult{}, err
 		}
@@ -217,6 +239,12 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	res.Relaxed = ranked.Relaxed
 	res.Floors = ranked.Report
 	hits := ranked.Hits
+	if req.filtered() || req.Sort == SortNewest {
+		if hits, err = e.narrow(ctx, req, hits, createdOf(gathered)); err != nil {
+			return RecallResult{}, err
+		}
+		res.Filtered = len(ranked.Hits) - len(hits)
+	}
 	if len(hits) > k {
 		hits = hits[:k]
 	}
@@ -225,7 +253,8 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		return RecallResult{}, err
 	}
 	res.Hits = append(res.Hits, shown...)
-	if len(res.Hits) == 0 && !req.noSuggestion {
+	// A query the filters emptied is spelled right: its answers are outside them.
+	if len(res.Hits) == 0 && res.Filtered == 0 && !req.noSuggestion {
 		res.DidYouMean = e.didYouMean(ctx, req, kinds)
 	}
 	return res, nil
@@ -331,14 +360,15 @@ type gathered struct {
 }
 
 // gather runs the legs over one source and keeps every candidate with its raw evidence; the
-// ranking stage comes after, so its relaxed retry needs no second search.
-func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope) (*gathered, error) {
+// ranking stage comes after, so its relaxed retry needs no second search. wordLimit is how
+// many candidates the word index returns: more when a filter will narrow the answer.
+func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope, wordLimit int) (*gathered, error) {
 	g := &gathered{source: rank.Source{Kind: kind, Candidates: map[rank.Key]rank.Candidate{}}}
 	terms := make([]lexicon.Term, len(plan.words))
 	for i, t := range plan.words {
 		terms[i] = lexicon.Term{Text: t.Text, Weight: 1}
 	}
-	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: terms, Limit: candidateLimit})
+	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: terms, Limit: wordLimit})
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,10 @@ bindKeysyms "$cjk_query"
 echo "gui-smoke: starting memdesk gui on $DISPLAY"
 # Fresh preferences, so the app opens on Recall at its default size.
 # -v: the log says when the shortcut is grabbed and how long each quick window took to show.
-XDG_CONFIG_HOME="$work/config" XDG_RUNTIME_DIR="$work/run" "$work/memdesk" --db "$work/m.db" -v gui >"$artifacts/memdesk.log" 2>&1 &
+# HOME: Fyne's file dialogs open in the home folder, so the export lands in one we read.
+mkdir -p "$work/home"
+XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}" HOME="$work/home" \
+	XDG_CONFIG_HOME="$work/config" XDG_RUNTIME_DIR="$work/run" "$work/memdesk" --db "$work/m.db" -v gui >"$artifacts/memdesk.log" 2>&1 &
 app_pid=$!
 
 wid=$(timeout "$timeout_s" xdotool search --sync --onlyvisible --name memdesk 2>/dev/null | head -n1) ||
@@ -236,6 +239,98 @@ shot 6-settings
 # Running a repair is driven headlessly (ui/settings_test.go): here the Settings screen only
 # has to render, since its Tab order changes whenever a section is added.
 
+# --- Find and act: result filters and sort, the timeline, export and import, conflicts ---
+# click X Y clicks the main window at X,Y: the window has its default size (fresh
+# preferences), and the positions are those of the layout the screenshots show.
+click() { xdotool mousemove --window "$wid" "$1" "$2" click 1; }
+# status TEXT prints the status of the memory whose text is exactly TEXT, from the CLI.
+status() {
+	md --json list --all --filter "$1" | tr '{' '\n' | grep -F "\"text\":\"$1\"" | grep -o '"status":"[a-z]*"' | cut -d'"' -f4
+}
+# A memory written in 2019 (an import keeps an export's times), so a date filter has one to drop.
+cat >"$work/old.json" <<'EOF'
+{"format":"memdesk-memories/1","memories":[{"text":"A Python 2.7 script still renames the photo archive","space":"default","created_at":"2019-03-01T10:00:00Z","updated_at":"2019-03-01T10:00:00Z"}]}
+EOF
+md memories import "$work/old.json" >/dev/null
+xdotool windowfocus "$wid" 2>/dev/null || true
+# Ctrl+F: the Recall screen, its search box focused with its text selected.
+xdotool key ctrl+f
+typeText "python"
+shot 11-recall-python "$artifacts/1-recall-en.png"
+# From the search box Tab walks source, space, the space list's button, written, sort;
+# Right steps a focused selector to its next choice: written any time -> last 30 days.
+xdotool key Tab Tab Tab Tab Right Right Right
+shot 12-recall-last-30-days
+xdotool key Tab Right
+shot 13-recall-newest
+
+# The timeline: Memories › By day, with the 2019 memory under its own day at the end.
+xdotool key ctrl+2
+click 912 89
+shot 14-timeline
+xdotool mousemove --window "$wid" 480 400
+for _ in $(seq 20); do xdotool click 5; done
+shot 15-timeline-end
+
+# File › Export memories: Fyne's save dialog opens in HOME with the file name filled in; Save
+# saves. (The name box does not have the keyboard, so Esc closes the dialog: ui/dialogs.go.)
+# A line added by hand is a new memory on the next import.
+click 27 14
+click 78 123
+shot 16-export-dialog
+click 834 588
+export_file="$work/home/memdesk-memories.md"
+for _ in $(seq 100); do [ -s "$export_file" ] && break; sleep 0.1; done
+[ -s "$export_file" ] || fail "File › Export memories wrote no $export_file"
+grep -qF -- "- CI uses Python 3.11 on the build server" "$export_file" || fail "the export lacks a memory: $(cat "$export_file")"
+printf -- '- Added by hand to the export\n' >>"$export_file"
+# File › Import memories: the open dialog lists (Parent), then the file; select it, Open.
+click 27 14
+click 78 162
+shot 17-import-dialog
+click 405 218
+click 834 588
+shot 18-imported
+for _ in $(seq 100); do [ "$(status "Added by hand to the export")" = active ] && break; sleep 0.1; done
+[ "$(status "Added by hand to the export")" = active ] || fail "the import through the window did not add the hand-written memory"
+copies=$(md --json list --filter "CI uses Python 3.11 on the build server" | grep -o '"id":' | wc -l)
+[ "$copies" -eq 1 ] || fail "importing the export doubled memories that were there ($copies copies)"
+
+# Conflicts: each pair settled one way from its badge's dialog, checked through the CLI.
+# In the dialog Tab focuses Keep new, then Keep old, then Keep both; Space presses it.
+md remember "Alice lives in Berlin" >/dev/null
+md remember "Alice lives in Paris" >/dev/null
+click 912 89 # By day off: the list, which the text filter narrows
+# settle FILTER TABS NAME shows the memories matching FILTER (newest first), opens the first
+# one's conflict badge, presses the TABS-th choice and screenshots the list, the dialog and
+# the outcome.
+settle() {
+	click 270 89
+	xdotool key ctrl+a
+	typeText "$1"
+	shot "$3-list"
+	click 748 145
+	shot "$3-dialog"
+	for _ in $(seq "$2"); do xdotool key Tab; done
+	xdotool key space
+	shot "$3"
+}
+settle "Python 3.1" 1 19-keep-new
+[ "$(status "CI uses Python 3.12 on the build server")" = superseded ] ||
+	fail "Keep new left 3.12 $(status "CI uses Python 3.12 on the build server"), want superseded"
+[ "$(status "CI uses Python 3.11 on the build server")" = active ] || fail "Keep new did not keep 3.11 active"
+settle "Alice lives" 2 20-keep-old
+[ "$(status "Alice lives in Paris")" = deleted ] || fail "Keep old left the newer Paris $(status "Alice lives in Paris"), want forgotten"
+[ "$(status "Alice lives in Berlin")" = active ] || fail "Keep old did not keep Berlin active"
+settle "deadline is" 3 21-keep-both
+[ "$(status "The release deadline is Monday")" = active ] && [ "$(status "The release deadline is Friday")" = active ] ||
+	fail "Keep both did not keep both deadlines active"
+if md admin contradictions | grep -q "Monday"; then
+	fail "Keep both: the Monday/Friday pair is still reported: $(md admin contradictions)"
+fi
+click 270 89
+xdotool key ctrl+a BackSpace
+
 # The global shortcut (an X11 key grab on the root window) brings up the quick window.
 grep -q 'hotkey grabbed' "$artifacts/memdesk.log" || fail "the app did not grab its shortcut (see memdesk.log)"
 quick_visible() { xdotool search --onlyvisible --name '^memdesk quick$' 2>/dev/null | head -n1 || true; }
@@ -334,11 +429,25 @@ wid=$(timeout "$timeout_s" xdotool search --sync --onlyvisible --name '^memdesk$
 [ -n "$wid" ] || fail "no dark, Chinese window within ${timeout_s}s"
 xdotool windowfocus --sync "$wid" 2>/dev/null || xdotool windowfocus "$wid"
 typeText "$cjk_query"
-shot 11-recall-dark-zh "$artifacts/2-recall-zh.png"
+shot 22-recall-dark-zh "$artifacts/2-recall-zh.png"
+# The filters in Chinese, walked as in English: 最近 30 天 (last 30 days) leaves out the 2019
+# memory, and the note counts it. The search box has the keyboard, which keeps Ctrl+F from
+# the window: clear it by hand.
+xdotool key ctrl+a BackSpace
+typeText "python"
+xdotool key Tab Tab Tab Tab Right Right Right
+shot 23-recall-filtered-dark-zh "$artifacts/22-recall-dark-zh.png"
 xdotool key ctrl+2
-shot 12-memories-dark-zh "$artifacts/11-recall-dark-zh.png"
+shot 24-memories-dark-zh "$artifacts/23-recall-filtered-dark-zh.png"
+# 按天 (By day) ends the controls row as By day does, but is narrower: click nearer the edge.
+# The day headers are Chinese dates: 今天, then the 2019 memory under 2019年3月1日 周五.
+click 950 89
+shot 25-timeline-dark-zh
+xdotool mousemove --window "$wid" 480 400
+for _ in $(seq 40); do xdotool click 5; done
+shot 26-timeline-end-dark-zh
 xdotool key ctrl+4
-shot 13-settings-dark-zh "$artifacts/12-memories-dark-zh.png"
+shot 27-settings-dark-zh "$artifacts/24-memories-dark-zh.png"
 
 if grep -q 'Error in Fyne call thread' "$artifacts/memdesk.log"; then
 	fail "Fyne reported a widget update off the UI goroutine"

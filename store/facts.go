@@ -360,3 +360,49 @@ func int64sJSON(ids []int64) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// TimelineCursor is where a page of the timeline ends: the last fact's time and id.
+type TimelineCursor struct {
+	CreatedAt time.Time
+	ID        int64
+}
+
+// TimelineFacts returns up to limit active facts of space ("" for every space) written
+// before the cursor (nil: from the newest), newest first; of two written in the same
+// millisecond the higher id first. It reads one index range, however many facts there are.
+func (s *Store) TimelineFacts(ctx context.Context, space string, before *TimelineCursor, limit int) ([]Fact, error) {
+	q, args := timelineQuery(space, before, limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read the timeline: %w", err)
+	}
+	defer rows.Close()
+	var out []Fact
+	for rows.Next() {
+		f, err := scanFact(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read the timeline: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the timeline: %w", err)
+	}
+	return out, nil
+}
+
+// timelineQuery is TimelineFacts' statement and its arguments.
+func timelineQuery(space string, before *TimelineCursor, limit int) (string, []any) {
+	q := `SELECT ` + factColumns + ` FROM facts INDEXED BY facts_timeline WHERE status = 'active'`
+	var args []any
+	if space != "" {
+		q += ` AND space = ?`
+		args = append(args, space)
+	}
+	if before != nil {
+		q += ` AND (created_at, id) < (?, ?)`
+		args = append(args, before.CreatedAt.UnixMilli(), before.ID)
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	return q, append(args, limit)
+}

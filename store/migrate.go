@@ -31,6 +31,7 @@ var migrations = []migration{
 	{name: "page of each PDF chunk", sql: schemaPages},
 	{name: "vector change log", sql: schemaVectorChanges},
 	{name: "term counts of the word indexes", sql: schemaTermCounts},
+	{name: "facts by the time they were written", sql: schemaTimeline},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -727,4 +728,11 @@ END;
 const schemaTermCounts = `
 CREATE VIRTUAL TABLE facts_words_row USING fts5vocab(facts_words, row);
 CREATE VIRTUAL TABLE chunks_words_row USING fts5vocab(chunks_words, row);
+`
+
+// schemaTimeline (version 14) lets the timeline page through the active facts by the time
+// they were written, newest first, from a cursor: an import keeps a memory's own time, so
+// ids are not in that order, and without the index each page sorts every fact.
+const schemaTimeline = `
+CREATE INDEX facts_timeline ON facts(status, created_at, id);
 `

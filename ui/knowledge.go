@@ -25,6 +25,8 @@ type knowledgeScreen struct {
 	win     fyne.Window
 	dialogs *dialogs
 	changed func()
+	// onDocs hears of every new list of the documents (nil: nobody).
+	onDocs func([]engine.DocumentView)
 
 	space        *widget.Entry
 	importFiles  *widget.Button
@@ -303,6 +305,9 @@ func (k *knowledgeScreen) reload() {
 				return
 			}
 			k.docs = res.Documents
+			if k.onDocs != nil {
+				k.onDocs(res.Documents)
+			}
 			k.regroup()
 			k.resumeWatch(res.Watched)
 		})

@@ -14,7 +14,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
+
+	"github.com/memdesk/memdesk/engine"
 )
 
 // TestMain pins the tests to English whatever the machine's locale: they read the window's
@@ -234,5 +237,33 @@ func TestLanguageChoiceWaitsForTheNextStart(t *testing.T) {
 	}
 	if got := uiLanguage(); got != langEnglish {
 		t.Errorf("the window's language changed at once to %q; it waits for the next start", got)
+	}
+}
+
+// TestWordsMadeInChinese: what the window builds from parts (dates, selector values) reads
+// as Chinese, not as translated English words.
+func TestWordsMadeInChinese(t *testing.T) {
+	inChinese(t)
+	registerTranslations(slog.New(slog.DiscardHandler))
+	loc := time.FixedZone("UTC+8", 8*3600)
+	now := time.Date(2026, 12, 1, 0, 30, 0, 0, loc)
+	for _, tc := range []struct{ got, want string }{
+		{dayHeader(time.Date(2026, 12, 1, 0, 0, 0, 0, loc), now), "今天"},
+		{dayHeader(time.Date(2026, 11, 30, 0, 0, 0, 0, loc), now), "昨天"},
+		{dayHeader(time.Date(2026, 11, 29, 0, 0, 0, 0, loc), now), "11月29日 周日"},
+		{dayHeader(time.Date(2025, 11, 30, 0, 0, 0, 0, loc), now), "2025年11月30日 周日"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	if got, want := choiceLabels(sourceChoices()), []string{"全部", "记忆", "知识库"}; !slices.Equal(got, want) {
+		t.Errorf("source choices = %q, want %q", got, want)
+	}
+	r := newHarness(t, Options{}, nil).u.recall
+	r.source.SetSelected("知识库")
+	r.order.SetSelected("最新")
+	if req := r.request(); req.Source != engine.SourceKnowledge || req.Sort != engine.SortNewest {
+		t.Errorf("知识库 and 最新 ask for source %q, sort %q; want %q, %q", req.Source, req.Sort, engine.SourceKnowledge, engine.SortNewest)
 	}
 }

@@ -35,9 +35,12 @@ type memoriesScreen struct {
 	log     *slog.Logger
 	changed func() // the database changed: counts are stale
 
-	filter    *widget.Entry
-	space     *widget.SelectEntry
-	showAll   *widget.Check
+	filter  *widget.Entry
+	space   *widget.SelectEntry
+	showAll *widget.Check
+	// byDay switches the list to the timeline (nil when the backend has none).
+	byDay     *widget.Check
+	timeline  *timelineView
 	list      *widget.List
 	empty     *widget.Label
 	addEntry  *submitEntry
@@ -100,12 +103,44 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, l
 	m.acts = &factActions{t: t, b: b, banner: m.banner, after: m.afterChange}
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(170, m.space.MinSize().Height), m.space)
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel(lang.L("space")), spaceBox, m.showAll), m.filter)
+	controls := container.NewHBox(widget.NewLabel(lang.L("space")), spaceBox, m.showAll)
+	listed := container.NewStack(m.list, container.NewCenter(m.empty))
+	middle := container.NewStack(listed)
+	if tr, ok := b.(timelineReader); ok {
+		m.timeline = newTimelineView(t, tr)
+		m.timeline.space = func() string { return strings.TrimSpace(m.space.Text) }
+		m.timeline.bind = m.bindRow
+		m.timeline.failed = func(err error) { m.banner.show(widget.DangerImportance, sentence(err), "", nil) }
+		m.timeline.content.Hide()
+		middle.Add(m.timeline.content)
+		m.byDay = widget.NewCheck(lang.L("By day"), func(on bool) {
+			// The timeline lists active memories of a space; text filter and history are
+			// the list's.
+			if on {
+				listed.Hide()
+				m.timeline.content.Show()
+				m.filter.Disable()
+				m.showAll.Disable()
+				m.timeline.reload(false)
+			} else {
+				m.timeline.content.Hide()
+				listed.Show()
+				m.filter.Enable()
+				m.showAll.Enable()
+			}
+			middle.Refresh()
+		})
+		controls.Add(m.byDay)
+	}
+	top := container.NewBorder(nil, nil, nil, controls, m.filter)
 	addRow := container.NewBorder(nil, nil, nil, container.NewVBox(m.addButton), m.addEntry)
 	bottom := container.NewVBox(m.banner.content, addRow)
-	m.content = container.NewBorder(top, bottom, nil, nil, container.NewStack(m.list, container.NewCenter(m.empty)))
+	m.content = container.NewBorder(top, bottom, nil, nil, middle)
 	return m
 }
+
+// byDayShown reports whether the timeline, not the list, is on screen.
+func (m *memoriesScreen) byDayShown() bool { return m.byDay != nil && m.byDay.Checked }
 
 // listRequest is the list the controls describe, for one page.
 func (m *memoriesScreen) listRequest(page int) engine.ListRequest {
@@ -114,8 +149,11 @@ func (m *memoriesScreen) listRequest(page int) engine.ListRequest {
 }
 
 // reload reads the first page again (and the total, when no filter narrows the list),
-// keeping the old rows on screen until the new ones arrive.
+// keeping the old rows on screen until the new ones arrive; the timeline too, when shown.
 func (m *memoriesScreen) reload() {
+	if m.byDayShown() {
+		m.timeline.reload(false)
+	}
 	m.fetch(m.listRequest(0), func(total int, facts []engine.FactView) func() {
 		m.pages = newFactPages(factPageSize, total)
 		m.pages.put(0, facts)
@@ -174,6 +212,9 @@ func (m *memoriesScreen) total(ctx context.Context, req engine.ListRequest) int 
 // memories stay in view, and the selected memory stays selected. At the very top the list
 // stays at the top, where new memories appear.
 func (m *memoriesScreen) refreshKeeping() {
+	if m.byDayShown() {
+		m.timeline.reload(true)
+	}
 	loaded := 0
 	for p := range m.pages.pages {
 		loaded = max(loaded, p+1)
@@ -262,6 +303,9 @@ func (m *memoriesScreen) reloadConflicts() {
 			}
 			m.conflicts = conflicts
 			m.list.Refresh()
+			if m.timeline != nil {
+				m.timeline.list.Refresh()
+			}
 		})
 	})
 }
@@ -348,6 +392,11 @@ func (m *memoriesScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 		m.loadPage(m.pages.page(id))
 		return
 	}
+	m.bindRow(row, f)
+}
+
+// bindRow shows f in row, with its badge and actions: the list's rows and the timeline's.
+func (m *memoriesScreen) bindRow(row *factRow, f engine.FactView) {
 	row.show(f, m.conflicts[f.ID])
 	row.conflict.OnTapped = func() { m.showConflicts(f, m.conflicts[f.ID]) }
 	row.edit.OnTapped = func() { m.showEdit(f) }
@@ -431,6 +480,11 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		}
 		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
+	// The window's focus comes back when the dialog goes: a box that had it (the filter)
+	// would then get the Space that pressed Keep new, after the key had done its work.
+	// This must come before the dialog shows: the helper's own Unfocus runs after, on the
+	// dialog's layer, and leaves the window's focus (which the dialog hands back) as it was.
+	m.win.Canvas().Unfocus()
 	d = m.dialogs.showCustom(lang.L("#{{.ID}} “{{.Text}}” contradicts", tmpl{"ID": f.ID, "Text": shorten(f.Text, 40)}), lang.L("Close"), container.NewVScroll(box), fyne.NewSize(560, 360))
 }
 

@@ -231,6 +231,30 @@ func TestMemoriesConflictDialogKeepBoth(t *testing.T) {
 	}
 }
 
+// TestMemoriesConflictDialogLeavesTheFilterAlone: the badge's dialog takes the keyboard
+// from the filter box, so the Space that presses one of its buttons, once the dialog is
+// gone, is not typed into the filter (it narrowed "Python 3.1" to "Python 3.1 ", which
+// matches nothing: the Xvfb smoke test caught it).
+func TestMemoriesConflictDialogLeavesTheFilterAlone(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	h.remember("CI uses Python 3.12", "")
+	h.remember("CI uses Python 3.11", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	h.u.win.Canvas().Focus(m.filter)
+	test.Tap(button(m.list, "contradicts 1"))
+	dlg := h.overlay()
+	if dlg == nil {
+		t.Fatal("the badge opened no dialog")
+	}
+	test.Tap(button(dlg, "Close"))
+	if got := h.u.win.Canvas().Focused(); got == m.filter {
+		t.Errorf("the filter box has the keyboard again after the dialog, so a Space pressing a dialog button types into it")
+	}
+}
+
 // TestMemoriesSettleAFinding: a new memory that contradicts or restates an older one offers
 // Keep new, Keep old and Keep both, and each does what its label says. None deletes the new
 // memory unless its label says the old one is kept.

@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -32,7 +36,15 @@ type recallScreen struct {
 	space  *widget.SelectEntry
 	// spaceNames are the spaces space offers (SelectEntry keeps its options to itself).
 	spaceNames []string
-	note       *widget.Label
+	// when, folder and order narrow and order the results; the engine applies them.
+	when   *widget.Select
+	folder *widget.SelectEntry
+	order  *widget.Select
+	// folderNames are the folders folder offers.
+	folderNames []string
+	// now is the clock the date presets count back from.
+	now  func() time.Time
+	note *widget.Label
 	// respell searches the store's own spelling of a query that found nothing; hidden
 	// unless the engine had one (RecallResult.DidYouMean).
 	respell *widget.Button
@@ -52,8 +64,66 @@ func typeToSearch() string {
 	return lang.L("Type to search. Memories and imported documents are searched together.")
 }
 
+// whenPreset is a choice of the "written" selector and how far back it reaches from now
+// (0: since midnight today; -1: any time).
+type whenPreset struct {
+	label string
+	back  time.Duration
+}
+
+// whenPresets are the "written" selector's choices, in order.
+func whenPresets() []whenPreset {
+	return []whenPreset{
+		{lang.L("any time"), -1},
+		{lang.L("today"), 0},
+		{lang.L("last 7 days"), 7 * 24 * time.Hour},
+		{lang.L("last 30 days"), 30 * 24 * time.Hour},
+		{lang.L("last year"), 365 * 24 * time.Hour},
+	}
+}
+
+// selectChoice is one value a selector offers, under the label it shows in the window's language.
+type selectChoice[T any] struct {
+	value T
+	label string
+}
+
+// sourceChoices are the "in" selector's choices, in order.
+func sourceChoices() []selectChoice[engine.Source] {
+	return []selectChoice[engine.Source]{
+		{engine.SourceAll, lang.L("all")},
+		{engine.SourceMemory, lang.L("memory")},
+		{engine.SourceKnowledge, lang.L("knowledge")},
+	}
+}
+
+// sortChoices are the "sort" selector's choices, in order.
+func sortChoices() []selectChoice[engine.Sort] {
+	return []selectChoice[engine.Sort]{
+		{engine.SortRelevance, lang.L("relevance")},
+		{engine.SortNewest, lang.L("newest")},
+	}
+}
+
+// choiceLabels are the labels of choices, for a selector.
+func choiceLabels[T any](choices []selectChoice[T]) []string {
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		labels[i] = c.label
+	}
+	return labels
+}
+
+// chosen is the value of the choice sel shows, the first one when none is selected.
+func chosen[T any](choices []selectChoice[T], sel *widget.Select) T {
+	if i := sel.SelectedIndex(); i > 0 && i < len(choices) {
+		return choices[i].value
+	}
+	return choices[0].value
+}
+
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
-	r := &recallScreen{hitList: newHitList()}
+	r := &recallScreen{hitList: newHitList(), now: time.Now}
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
 		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
@@ -65,12 +135,26 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	}
 	r.query.OnSubmitted = func(string) { r.search.now() }
 	r.query.onShortcut = r.typedShortcut
-	r.source = widget.NewSelect([]string{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}, nil)
+	r.source = widget.NewSelect(choiceLabels(sourceChoices()), nil)
 	r.source.SetSelectedIndex(0)
 	r.source.OnChanged = func(string) { r.search.now() }
 	r.space = widget.NewSelectEntry(nil)
 	r.space.SetPlaceHolder("default")
 	r.space.OnChanged = func(string) { r.search.typed() }
+	presets := whenPresets()
+	labels := make([]string, len(presets))
+	for i, p := range presets {
+		labels[i] = p.label
+	}
+	r.when = widget.NewSelect(labels, nil)
+	r.when.SetSelectedIndex(0)
+	r.when.OnChanged = func(string) { r.search.now() }
+	r.folder = widget.NewSelectEntry(nil)
+	r.folder.SetPlaceHolder(lang.L("any folder"))
+	r.folder.OnChanged = func(string) { r.search.typed() }
+	r.order = widget.NewSelect(choiceLabels(sortChoices()), nil)
+	r.order.SetSelectedIndex(0)
+	r.order.OnChanged = func(string) { r.search.now() }
 	r.note = widget.NewLabel(typeToSearch())
 	r.note.Importance = widget.LowImportance
 	r.note.Wrapping = fyne.TextWrapWord
@@ -79,16 +163,48 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.respell.Hide()
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
-	controls := container.NewHBox(widget.NewLabel(lang.L("in")), r.source, widget.NewLabel(lang.L("space")), spaceBox)
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, controls, r.query), r.note, container.NewHBox(r.respell))
+	controls := container.NewHBox(widget.NewLabel(lang.L("in")), r.source, widget.NewLabel(lang.L("space")), spaceBox,
+		widget.NewLabel(lang.L("written")), r.when, widget.NewLabel(lang.L("sort")), r.order)
+	// The folder takes what room the row has left: paths are long. The objects go in the
+	// order they show, which is the order Tab walks them in (NewBorder puts the centre first).
+	folderLabel := widget.NewLabel(lang.L("folder"))
+	folderBox := container.New(layout.NewBorderLayout(nil, nil, folderLabel, nil), folderLabel, r.folder)
+	filters := container.New(layout.NewBorderLayout(nil, nil, controls, nil), controls, folderBox)
+	top := container.NewVBox(r.query, filters, r.note, container.NewHBox(r.respell))
 	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
 	return r
 }
 
 // request is the search the controls describe.
 func (r *recallScreen) request() engine.RecallRequest {
-	return engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text), Lang: uiLanguage(),
-		Source: engine.Source(r.source.Selected)}
+	req := engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text), Lang: uiLanguage(),
+		Source: chosen(sourceChoices(), r.source), Folder: strings.TrimSpace(r.folder.Text), Sort: chosen(sortChoices(), r.order)}
+	if i := r.when.SelectedIndex(); i > 0 {
+		now, back := r.now(), whenPresets()[i].back
+		req.Since = now.Add(-back)
+		if back == 0 {
+			req.Since = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+		}
+	}
+	return req
+}
+
+// setFolders offers the folders the imported documents are in (at any of their paths) in
+// the folder selector; a folder typed there narrows to it and below.
+func (r *recallScreen) setFolders(docs []engine.DocumentView) {
+	seen := map[string]bool{}
+	var dirs []string
+	for _, d := range docs {
+		for _, p := range append([]string{d.Path}, d.Copies...) {
+			if dir := filepath.Dir(p); !seen[dir] {
+				seen[dir] = true
+				dirs = append(dirs, dir)
+			}
+		}
+	}
+	slices.Sort(dirs)
+	r.folderNames = dirs
+	r.folder.SetOptions(dirs)
 }
 
 // typedKey moves the highlight with Up and Down and opens the highlighted hit on Enter. It
@@ -402,12 +518,19 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	case res.Query == "":
 		r.note.SetText(typeToSearch())
 		return
+	case len(res.Hits) == 0 && res.Filtered > 0:
+		r.note.Importance = widget.MediumImportance
+		r.note.SetText(lang.L("No hit was written then or is in that folder; {{.Hits}} without the filters.", tmpl{"Hits": plural(res.Filtered, "hit", "hits")}))
+		return
 	case len(res.Hits) == 0:
 		r.note.Importance = widget.MediumImportance
 		r.note.SetText(nothingRelevant(res))
 		return
 	}
 	msg := plural(len(res.Hits), "hit", "hits")
+	if res.Filtered > 0 {
+		msg += lang.L(" ({{.Count}} more outside the filters)", tmpl{"Count": res.Filtered})
+	}
 	if res.Relaxed {
 		r.note.Importance = widget.WarningImportance
 		msg = lang.L("Relaxed: nothing matched every term, so these are the closest {{.Hits}}.", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -458,5 +459,102 @@ func TestRecallCopyAndFind(t *testing.T) {
 	r.query.TypedShortcut(&fyne.ShortcutCopy{Clipboard: h.u.fa.Clipboard()})
 	if got := h.u.fa.Clipboard().Content(); got != "pelican" {
 		t.Errorf("with the box's text selected Ctrl+C copied %q, want the selection", got)
+	}
+}
+
+// TestRecallFiltersAndSort: the "written" preset, the folder and the newest sort change the
+// list on screen, and each reaches the engine as the request's fields (the engine, not the
+// screen, does the filtering: its tests cover how).
+func TestRecallFiltersAndSort(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	ctx := context.Background()
+	now := time.Now()
+	var ex engine.MemoryExport
+	ex.Format = engine.MemoryExportFormat
+	for _, m := range []struct {
+		text string
+		age  time.Duration
+	}{
+		{"orchard pears by the river", 400 * 24 * time.Hour},
+		{"orchard plums need pruning before spring", 20 * 24 * time.Hour},
+		{"orchard apples", time.Hour},
+	} {
+		at := now.Add(-m.age)
+		ex.Memories = append(ex.Memories, engine.ExportedMemory{Text: m.text, Space: "default", CreatedAt: at, UpdatedAt: at})
+	}
+	if _, err := h.eng.ImportMemories(ctx, ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, rel := range []string{"farm/orchard.md", "town/orchard.md"} {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# Orchard\n\nThe orchard of "+rel+".\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.eng.KBAdd(ctx, engine.KBAddRequest{Paths: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	r := h.u.recall
+	shownTexts := func() []string {
+		var out []string
+		for _, c := range r.cards {
+			out = append(out, c.hit.Text)
+		}
+		return out
+	}
+	settledOn := func(what string, cond func() bool) {
+		t.Helper()
+		h.waitFor(what, func() bool { return r.shown.Query == "orchard" && r.search.settled() && cond() })
+	}
+	r.source.SetSelected(string(engine.SourceMemory))
+	test.Type(r.query, "orchard")
+	settledOn("three memories", func() bool { return len(r.cards) == 3 })
+	relevance := shownTexts()
+
+	r.when.SetSelected("last 30 days")
+	settledOn("the last month's two", func() bool { return len(r.cards) == 2 })
+	if got := shownTexts(); slices.Contains(got, "orchard pears by the river") {
+		t.Errorf("last 30 days shows %q, which is 400 days old", got)
+	}
+	if !strings.Contains(r.note.Text, "1 more outside the filters") {
+		t.Errorf("note = %q, want it to count the hit the filter hides", r.note.Text)
+	}
+	r.when.SetSelected("today")
+	settledOn("today's one", func() bool { return len(r.cards) == 1 })
+	if got := shownTexts(); !slices.Equal(got, []string{"orchard apples"}) {
+		t.Errorf("today shows %q, want only orchard apples", got)
+	}
+
+	r.when.SetSelected("any time")
+	r.order.SetSelected("newest")
+	want := []string{"orchard apples", "orchard plums need pruning before spring", "orchard pears by the river"}
+	settledOn("newest first", func() bool { return slices.Equal(shownTexts(), want) })
+	if got := r.request().Sort; got != engine.SortNewest {
+		t.Errorf("request sort = %q, want newest", got)
+	}
+	r.order.SetSelected("relevance")
+	settledOn("the ranking's order again", func() bool { return slices.Equal(shownTexts(), relevance) })
+
+	// The folder selector offers the documents' folders once the Knowledge list is read.
+	h.waitFor("the folders offered", func() bool { return len(r.folderNames) == 2 })
+	farm := filepath.Join(dir, "farm")
+	if got := r.folderNames; !slices.Equal(got, []string{farm, filepath.Join(dir, "town")}) {
+		t.Errorf("folder options = %q", got)
+	}
+	r.source.SetSelected(string(engine.SourceAll))
+	r.folder.SetText(farm)
+	settledOn("the farm document only", func() bool {
+		return len(r.cards) == 1 && r.cards[0].hit.Doc != nil && r.cards[0].hit.Doc.Path == filepath.Join(farm, "orchard.md")
+	})
+	r.when.SetSelected("last year")
+	r.folder.SetText(filepath.Join(dir, "nowhere"))
+	settledOn("an empty list that says why", func() bool { return len(r.cards) == 0 })
+	if want := "No hit was written then or is in that folder; 5 hits without the filters."; r.note.Text != want {
+		t.Errorf("note = %q, want %q", r.note.Text, want)
 	}
 }

@@ -65,7 +65,9 @@ Memories:
   spaces rename OLD NEW           rename a space, with its memories, documents and watched folders
 
 Recall:
-  recall [--space S] [--source all|memory|knowledge] [-k N] QUERY
+  recall [--space S] [--source all|memory|knowledge] [-k N] [--since WHEN] [--until WHEN]
+         [--folder DIR] [--sort relevance|newest] QUERY
+                                  WHEN: a day (2026-11-30), a moment or an age (7d, 2w, 12h)
 
 Knowledge:
   kb add [--space S] PATH...      import files and folders (any text file, Markdown, HTML, PDF)

@@ -215,6 +215,11 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 	space := fs.String("space", "", "space to search")
 	source := fs.String("source", "all", "all, memory or knowledge")
 	k := fs.Int("k", 0, "number of hits (default from config)")
+	var filters recallFilters
+	fs.StringVar(&filters.since, "since", "", "only hits written since: a day (2026-11-30), a moment or an age (7d)")
+	fs.StringVar(&filters.until, "until", "", "only hits written before the end of this day, moment or age")
+	fs.StringVar(&filters.folder, "folder", "", "only knowledge hits from documents in this folder")
+	fs.StringVar(&filters.sort, "sort", "", "relevance (the default) or newest")
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -222,14 +227,17 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 	if len(pos) == 0 {
 		return usagef("recall: give a query, e.g. memdesk recall \"python version\"")
 	}
+	req := engine.RecallRequest{Query: joinArgs(pos), Space: *space, Source: engine.Source(*source), K: *k}
+	if err := filters.narrow(&req, time.Now()); err != nil {
+		return err
+	}
 	if *k < 0 {
 		return usagef("recall: -k takes a number of hits, 1 or more (0 or no -k: %d from the config), not %d", c.cfg.Config.Recall.K, *k)
 	}
 	// A one-shot recall looks at the model first (bounded): the semantic leg answers when it
 	// can, and the result says why not when it cannot.
 	return c.withCheckedEngine(ctx, func(e *engine.Engine) error {
-		res, err := e.Recall(ctx, engine.RecallRequest{Query: joinArgs(pos), Space: *space,
-			Source: engine.Source(*source), K: *k})
+		res, err := e.Recall(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -240,7 +248,10 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 // printRecall prints each hit with why it was found in plain words; verbose adds the
 // ranking stage's account with its numbers (always in --json as "why").
 func printRecall(w io.Writer, res engine.RecallResult, verbose bool) {
-	if len(res.Hits) == 0 {
+	switch {
+	case len(res.Hits) == 0 && res.Filtered > 0:
+		fmt.Fprintf(w, "no hit matches the date range or folder; %d without them\n", res.Filtered)
+	case len(res.Hits) == 0:
 		if why := res.Floors.Unanswered(); why != "" {
 			fmt.Fprintf(w, "nothing relevant found: %s\n", display.Line(why))
 		} else {

@@ -107,6 +107,10 @@ type recallArgs struct {
 	K      int           `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
 	Space  string        `json:"space,omitempty" jsonschema:"Space to search; omit for the default space. One recall searches one space."`
 	Source engine.Source `json:"source,omitempty" jsonschema:"What to search: all (the default), memory (remembered facts only) or knowledge (imported documents only)."`
+	Since  string        `json:"since,omitempty" jsonschema:"Only hits written (memories) or imported (documents) since then: a day like 2026-11-30 (local time), an RFC 3339 moment, or an age like 12h, 7d or 2w."`
+	Until  string        `json:"until,omitempty" jsonschema:"Only hits written before then, same forms as since; a day counts whole."`
+	Folder string        `json:"folder,omitempty" jsonschema:"Only knowledge hits from documents in this folder (an absolute path) or below it; leaves out memories."`
+	Sort   engine.Sort   `json:"sort,omitempty" jsonschema:"Order of the hits: relevance (the default) or newest (the hits that answer the query, latest first)."`
 }
 
 type forgetArgs struct {
@@ -166,18 +170,23 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 			"within one answer), legs (each retrieval leg's raw score), why (what matched, with its numbers), why_plain (the same in plain words), " +
 			"conflicts on a memory that others contradict ({fact_id, newer, reason}; the one no other is newer than is the latest word), and for knowledge a doc " +
 			"{path, title, heading, page (PDFs only; the lines are then of that page), line_start, line_end} to cite. Empty hits is a valid answer: nothing cleared the " +
-			"relevance floors. relaxed=true means only looser matches were found. notes explain time filtering. did_you_mean, " +
+			"relevance floors. relaxed=true means only looser matches were found. notes explain time filtering; filtered counts the answers since, until and folder left out. did_you_mean, " +
 			"when hits is empty, is the query respelled as the user's own texts spell it, checked to find something: ask again with it.",
 		InputSchema: inputSchema[recallArgs](func(p map[string]*jsonschema.Schema) {
 			p["k"].Minimum = new(1.0)
 			p["source"].Enum = []any{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}
+			p["sort"].Enum = []any{string(engine.SortRelevance), string(engine.SortNewest)}
 		}),
 		Annotations: withTitle(readOnly, "Recall memories and knowledge"),
 	}, func(ctx context.Context, a recallArgs) (engine.RecallResult, error) {
 		if err := checkQuerySize(a.Query); err != nil {
 			return engine.RecallResult{}, err
 		}
-		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: a.Source})
+		req := engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: a.Source}
+		if err := (recallFilters{since: a.Since, until: a.Until, folder: a.Folder, sort: string(a.Sort)}).narrow(&req, time.Now()); err != nil {
+			return engine.RecallResult{}, err
+		}
+		return e.Recall(ctx, req)
 	})
 
 	addTool(s, log, &mcp.Tool{

@@ -234,6 +234,31 @@ func TestMCPTools(t *testing.T) {
 		}
 	})
 
+	// The filters reach the engine as the CLI's do: the tool's answer is the engine's.
+	t.Run("recall filters", func(t *testing.T) {
+		dir := filepath.Dir(doc)
+		for _, tc := range []struct {
+			args map[string]any
+			req  engine.RecallRequest
+		}{
+			{map[string]any{"query": "python kubernetes", "sort": "newest"}, engine.RecallRequest{Query: "python kubernetes", Sort: engine.SortNewest}},
+			{map[string]any{"query": "kubernetes", "folder": dir}, engine.RecallRequest{Query: "kubernetes", Folder: dir}},
+			{map[string]any{"query": "python", "until": "2000-01-01"}, engine.RecallRequest{Query: "python", Until: time.Date(2000, 1, 2, 0, 0, 0, 0, time.Local)}},
+		} {
+			got := callTool[engine.RecallResult](t, cs, "recall", tc.args)
+			want, err := e.Recall(t.Context(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("recall %v: MCP result differs from the engine's (-engine +mcp):\n%s", tc.args, diff)
+			}
+		}
+		if got := callTool[engine.RecallResult](t, cs, "recall", map[string]any{"query": "python", "until": "2000-01-01"}); len(got.Hits) != 0 || got.Filtered == 0 {
+			t.Errorf("recall until 2000: %d hits, filtered %d; want none shown and the answer counted as filtered", len(got.Hits), got.Filtered)
+		}
+	})
+
 	t.Run("kb_search", func(t *testing.T) {
 		got := callTool[engine.RecallResult](t, cs, "kb_search", map[string]any{"query": "回滚 流水线"})
 		if len(got.Hits) == 0 {
@@ -327,6 +352,8 @@ func TestMCPBadArguments(t *testing.T) {
 		{"forget id zero", "forget", map[string]any{"id": 0}, "id"},
 		{"forget id as text", "forget", map[string]any{"id": "seven"}, "id"},
 		{"list_memories limit too large", "list_memories", map[string]any{"limit": 100000}, "limit"},
+		{"recall since not a date", "recall", map[string]any{"query": "python", "since": "last tuesday"}, "an age (12h, 7d, 2w)"},
+		{"recall unknown sort", "recall", map[string]any{"query": "python", "sort": "oldest"}, "sort"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,173 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/memdesk/memdesk/engine"
+)
+
+func TestDayHeader(t *testing.T) {
+	loc := time.FixedZone("UTC+8", 8*3600)
+	now := time.Date(2026, 12, 1, 0, 30, 0, 0, loc)
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 0, 0, 0, 0, loc) }
+	tests := []struct {
+		day  time.Time
+		want string
+	}{
+		{day(12, 1), "Today"},
+		{day(11, 30), "Yesterday"},
+		{day(11, 29), "Sun 29 Nov 2026"},
+		{day(12, 2), "Wed 2 Dec 2026"},
+	}
+	for _, tc := range tests {
+		if got := dayHeader(tc.day, now); got != tc.want {
+			t.Errorf("dayHeader(%v) = %q, want %q", tc.day, got, tc.want)
+		}
+	}
+	// Now in another zone is read in the day's: 16:30 UTC on the 30th is already the 1st in UTC+8.
+	if got := dayHeader(day(12, 1), time.Date(2026, 11, 30, 16, 30, 0, 0, time.UTC)); got != "Today" {
+		t.Errorf("dayHeader across zones = %q, want Today", got)
+	}
+}
+
+// TestTimelineShowsDays: "By day" shows the memories under a header per day, newest first,
+// with the list's actions on each; the text filter and history, which the timeline does
+// not apply, are off while it shows; a memory added meanwhile appears under Today.
+func TestTimelineShowsDays(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	now := time.Now()
+	at := func(daysAgo int) time.Time {
+		d := now.AddDate(0, 0, -daysAgo)
+		return time.Date(d.Year(), d.Month(), d.Day(), 12, 0, 0, 0, time.Local)
+	}
+	ex := engine.MemoryExport{Format: engine.MemoryExportFormat}
+	for _, m := range []struct {
+		text    string
+		daysAgo int
+	}{{"pruned the pears", 5}, {"planted plums", 5}, {"picked apples", 1}} {
+		ex.Memories = append(ex.Memories, engine.ExportedMemory{Text: m.text, Space: "default", CreatedAt: at(m.daysAgo), UpdatedAt: at(m.daysAgo)})
+	}
+	if _, err := h.eng.ImportMemories(context.Background(), ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	if m.byDay == nil {
+		t.Fatal("no By day switch over the engine")
+	}
+	test.Tap(m.byDay)
+	v := m.timeline
+	h.waitFor("the timeline", func() bool { return len(v.rows) == 5 })
+	var got []string
+	for _, r := range v.rows {
+		if r.fact.ID == 0 {
+			got = append(got, "# "+dayHeader(r.day, now))
+		} else {
+			got = append(got, r.fact.Text)
+		}
+	}
+	want := []string{"# Yesterday", "picked apples", "# " + at(5).Format("Mon 2 Jan 2006"), "planted plums", "pruned the pears"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("timeline rows = %q, want %q", got, want)
+	}
+	shown := texts(m.content)
+	for _, w := range []string{"Yesterday", "picked apples", "Edit", "Forget"} {
+		if !strings.Contains(shown, w) {
+			t.Errorf("the screen lacks %q:\n%s", w, shown)
+		}
+	}
+	if !m.filter.Disabled() || !m.showAll.Disabled() {
+		t.Errorf("filter disabled %v, history disabled %v; want both off by day", m.filter.Disabled(), m.showAll.Disabled())
+	}
+	m.addEntry.SetText("watered the orchard")
+	m.add()
+	h.waitFor("today's memory", func() bool { return len(v.rows) == 7 && dayHeader(v.rows[0].day, time.Now()) == "Today" })
+	if v.rows[1].fact.Text != "watered the orchard" {
+		t.Errorf("first memory under Today = %q", v.rows[1].fact.Text)
+	}
+	test.Tap(m.byDay)
+	if m.filter.Disabled() || v.content.Visible() {
+		t.Errorf("after By day off: filter disabled %v, timeline visible %v", m.filter.Disabled(), v.content.Visible())
+	}
+}
+
+// manyDays serves a synthetic timeline of n memories, ten a day, and counts the calls.
+type manyDays struct {
+	*engine.Engine
+	n     int
+	calls atomic.Int32
+}
+
+func (b *manyDays) Timeline(_ context.Context, req engine.TimelineRequest) (engine.TimelinePage, error) {
+	b.calls.Add(1)
+	limit := req.Limit
+	if limit == 0 {
+		limit = 200
+	}
+	// Memory i (0 newest) has id n-i and was written i/10 days before the first day.
+	start := 0
+	if req.Before != nil {
+		start = b.n - int(req.Before.ID) + 1
+	}
+	first := time.Date(2026, 11, 30, 0, 0, 0, 0, time.Local)
+	var facts []engine.FactView
+	for i := start; i < min(start+limit, b.n); i++ {
+		facts = append(facts, engine.FactView{ID: int64(b.n - i), Text: "memory", Space: "default", Status: factActive,
+			CreatedAt: first.AddDate(0, 0, -i/10).Add(time.Duration(9-i%10) * time.Minute)})
+	}
+	var page engine.TimelinePage
+	for _, f := range facts {
+		day := time.Date(f.CreatedAt.Year(), f.CreatedAt.Month(), f.CreatedAt.Day(), 0, 0, 0, 0, time.Local)
+		if n := len(page.Days); n > 0 && page.Days[n-1].Day.Equal(day) {
+			page.Days[n-1].Facts = append(page.Days[n-1].Facts, f)
+		} else {
+			page.Days = append(page.Days, engine.TimelineDay{Day: day, Facts: []engine.FactView{f}})
+		}
+	}
+	if start+limit < b.n {
+		last := facts[len(facts)-1]
+		page.Next = &engine.TimelineCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	return page, nil
+}
+
+// TestTimeline100kReadsAsItScrolls: over 100k memories the timeline reads one page to show
+// the top and one more each time the person scrolls near the end of what is loaded; a day
+// the page boundary cuts keeps one header.
+func TestTimeline100kReadsAsItScrolls(t *testing.T) {
+	const n = 100_000
+	md := &manyDays{n: n}
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { md.Engine = e; return md }).start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	test.Tap(m.byDay)
+	v := m.timeline
+	h.waitFor("the first page", func() bool { return v.loadedFacts() >= factPageSize && !v.loading })
+	if c := md.calls.Load(); c > 2 {
+		t.Errorf("%d Timeline calls to show the top of 100k memories, want 1 or 2", c)
+	}
+	for page := 2; page <= 4; page++ {
+		v.list.ScrollToBottom()
+		h.waitFor("the next page", func() bool { return v.loadedFacts() >= page*factPageSize && !v.loading })
+	}
+	headers := 0
+	for _, r := range v.rows {
+		if r.fact.ID == 0 {
+			headers++
+		}
+	}
+	// 800 memories, ten a day: 80 days, each with one header, however the pages cut them.
+	if loaded := v.loadedFacts(); headers != loaded/10 {
+		t.Errorf("%d day headers over %d memories ten a day, want %d", headers, loaded, loaded/10)
+	}
+	if c := md.calls.Load(); c > 6 {
+		t.Errorf("%d Timeline calls to scroll four pages, want a handful", c)
+	}
+}
