@@ -240,8 +240,8 @@ func TestLanguageChoiceWaitsForTheNextStart(t *testing.T) {
 	}
 }
 
-// TestWordsMadeInChinese: what the window builds from parts (dates, selector values) reads
-// as Chinese, not as translated English words.
+// TestWordsMadeInChinese: what the window builds from parts (dates, the semantic state,
+// leg lists, selector values) reads as Chinese, not as translated English words.
 func TestWordsMadeInChinese(t *testing.T) {
 	inChinese(t)
 	registerTranslations(slog.New(slog.DiscardHandler))
@@ -252,6 +252,13 @@ func TestWordsMadeInChinese(t *testing.T) {
 		{dayHeader(time.Date(2026, 11, 30, 0, 0, 0, 0, loc), now), "昨天"},
 		{dayHeader(time.Date(2026, 11, 29, 0, 0, 0, 0, loc), now), "11月29日 周日"},
 		{dayHeader(time.Date(2025, 11, 30, 0, 0, 0, 0, loc), now), "2025年11月30日 周日"},
+		{semanticLabel("pulling 42%"), "正在下载 42%"},
+		{semanticLabel("ready"), "就绪"},
+		{semanticLabel("failed: model not found"), "失败: model not found"},
+		{semanticLabel("off (ollama.enabled = false in the config)"), "关闭 (ollama.enabled = false in the config)"},
+		{semanticLabel("something new"), "something new"},
+		{legsPhrase([]string{"lexical"}), "仅词法检索"},
+		{legsPhrase([]string{"lexical", "entity", "semantic"}), "词法、实体和语义检索"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

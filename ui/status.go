@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -63,13 +64,39 @@ func (s *statusBar) start() {
 }
 
 func (s *statusBar) setSemantic(state string) {
-	if state == "" || state == "off" {
-		state = lang.L("off")
-	}
-	s.semantic.SetText(lang.L("semantic: {{.State}}", tmpl{"State": state}))
+	label := semanticLabel(state)
+	s.semantic.SetText(lang.L("semantic: {{.State}}", tmpl{"State": label}))
 	if s.onSemantic != nil {
-		s.onSemantic(state)
+		s.onSemantic(label)
 	}
+}
+
+// semanticLabel words the semantic leg's state in the window's language. The state is
+// modelboot's (State.String: "offline", "pulling 42%", "failed: <reason>") or the engine's
+// "off", and stays plain text there: its first word is translated here, and what follows
+// (a percentage, a reason) is kept as given. A word this does not know shows as it is.
+func semanticLabel(state string) string {
+	word, rest := state, ""
+	if i := strings.IndexAny(state, " :("); i >= 0 {
+		word, rest = state[:i], state[i:]
+	}
+	switch word {
+	case "", "off":
+		word = lang.L("off")
+	case "starting":
+		word = lang.L("starting")
+	case "offline":
+		word = lang.L("offline")
+	case "pulling":
+		word = lang.L("pulling")
+	case "warming":
+		word = lang.L("warming")
+	case "ready":
+		word = lang.L("ready")
+	case "failed":
+		word = lang.L("failed")
+	}
+	return word + rest
 }
 
 // refreshStats reloads the counts; an older answer arriving late is dropped.
