@@ -272,12 +272,13 @@ xdotool mousemove --window "$wid" 480 400
 for _ in $(seq 20); do xdotool click 5; done
 shot 15-timeline-end
 
-# File › Export memories: Fyne's save dialog opens in HOME with the file name filled in and
-# focused; Enter saves. A line added by hand is a new memory on the next import.
+# File › Export memories: Fyne's save dialog opens in HOME with the file name filled in; Save
+# saves. (The name box does not have the keyboard, so Esc closes the dialog: ui/dialogs.go.)
+# A line added by hand is a new memory on the next import.
 click 27 14
 click 78 123
 shot 16-export-dialog
-xdotool key Return
+click 834 588
 export_file="$work/home/memdesk-memories.md"
 for _ in $(seq 100); do [ -s "$export_file" ] && break; sleep 0.1; done
 [ -s "$export_file" ] || fail "File › Export memories wrote no $export_file"
@@ -412,6 +413,41 @@ xdotool windowfocus --sync "$qwid" 2>/dev/null || xdotool windowfocus "$qwid"
 typeText "backup"
 shot 10-quick-cold-start "$artifacts/9-quick-command.png"
 shot_wid=""
+
+# The window in the dark theme and in Chinese: a fresh start with both chosen in its
+# preferences (Fyne's preferences.json), as Settings would leave them.
+kill "$app_pid"
+wait "$app_pid" 2>/dev/null || true
+app_pid=""
+prefs_dir="$work/config-zh/fyne/io.github.memdesk"
+mkdir -p "$prefs_dir"
+echo '{"appearance.theme":"dark","appearance.language":"zh"}' >"$prefs_dir/preferences.json"
+XDG_CONFIG_HOME="$work/config-zh" XDG_RUNTIME_DIR="$work/run" "$work/memdesk" --db "$work/m.db" -v gui >>"$artifacts/memdesk.log" 2>&1 &
+app_pid=$!
+wid=$(timeout "$timeout_s" xdotool search --sync --onlyvisible --name '^memdesk$' 2>/dev/null | head -n1) ||
+	fail "no dark, Chinese window within ${timeout_s}s"
+[ -n "$wid" ] || fail "no dark, Chinese window within ${timeout_s}s"
+xdotool windowfocus --sync "$wid" 2>/dev/null || xdotool windowfocus "$wid"
+typeText "$cjk_query"
+shot 22-recall-dark-zh "$artifacts/2-recall-zh.png"
+# The filters in Chinese, walked as in English: 最近 30 天 (last 30 days) leaves out the 2019
+# memory, and the note counts it. The search box has the keyboard, which keeps Ctrl+F from
+# the window: clear it by hand.
+xdotool key ctrl+a BackSpace
+typeText "python"
+xdotool key Tab Tab Tab Tab Right Right Right
+shot 23-recall-filtered-dark-zh "$artifacts/22-recall-dark-zh.png"
+xdotool key ctrl+2
+shot 24-memories-dark-zh "$artifacts/23-recall-filtered-dark-zh.png"
+# 按天 (By day) ends the controls row as By day does, but is narrower: click nearer the edge.
+# The day headers are Chinese dates: 今天, then the 2019 memory under 2019年3月1日 周五.
+click 950 89
+shot 25-timeline-dark-zh
+xdotool mousemove --window "$wid" 480 400
+for _ in $(seq 40); do xdotool click 5; done
+shot 26-timeline-end-dark-zh
+xdotool key ctrl+4
+shot 27-settings-dark-zh "$artifacts/24-memories-dark-zh.png"
 
 if grep -q 'Error in Fyne call thread' "$artifacts/memdesk.log"; then
 	fail "Fyne reported a widget update off the UI goroutine"

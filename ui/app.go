@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/memdesk/memdesk/assets"
@@ -122,6 +122,9 @@ type App struct {
 	docs      *docView
 	tabs      *container.AppTabs
 
+	dialogs    *dialogs
+	appearance *appearance
+
 	live       *live
 	changePoll time.Duration
 }
@@ -164,12 +167,17 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		opts.SemanticPoll = time.Second
 	}
 	u := &App{fa: a, b: opts.Backend, log: log, tasks: newTasks(post), changePoll: opts.ChangePoll}
+	// The theme and the words are set before any widget is made, so none starts in the
+	// wrong colours or language.
+	applySavedTheme(a)
+	registerTranslations(log)
 	icon := fyne.NewStaticResource("memdesk.png", assets.IconPNG())
 	a.SetIcon(icon)
 	u.win = a.NewWindow("memdesk")
 	u.win.SetIcon(icon)
 
 	b := opts.Backend
+	u.dialogs = newDialogs(u.win)
 	u.status = newStatusBar(u.tasks, opts.Semantic, opts.SemanticPoll)
 	u.reach = newReach(u, opts.Hotkeys, opts.NoHotkeyWhy, opts.TrayLikely)
 	evalRun, evalLegs := opts.Eval, []string(nil)
@@ -179,14 +187,15 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 			evalLegs = append(evalLegs, "entity")
 		}
 	}
-	u.settings = newSettingsScreen(u.tasks, b, u.win, u.reach.content,
+	u.appearance = newAppearance(a)
+	u.settings = newSettingsScreen(u.tasks, b, u.win, u.appearance.content, u.reach.content,
 		newOllamaPanel(u.tasks, opts.ConfigPath, opts.TestOllama), newEvalPanel(u.tasks, evalRun, evalLegs))
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
 	u.recall = newRecallScreen(u.tasks, b)
-	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.log, u.dataChanged)
-	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dataChanged)
-	u.docs = newDocView(u.tasks, b, u.win, a)
+	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.dialogs, u.log, u.dataChanged)
+	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dialogs, u.dataChanged)
+	u.docs = newDocView(u.tasks, b, u.win, u.dialogs, a)
 	u.knowledge.openDoc = func(d engine.DocumentView) { u.docs.open(d.ID, 0, nil) }
 	u.knowledge.onDocs = u.recall.setFolders
 	u.settings.onRepaired = u.refreshStats
@@ -200,10 +209,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		busy: func() bool { return u.knowledge.cancelImport != nil }}
 
 	u.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Recall", theme.SearchIcon(), u.recall.content),
-		container.NewTabItemWithIcon("Memories", theme.ListIcon(), u.memories.content),
-		container.NewTabItemWithIcon("Knowledge", theme.DocumentIcon(), u.knowledge.content),
-		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
+		container.NewTabItemWithIcon(lang.L("Recall"), theme.SearchIcon(), u.recall.content),
+		container.NewTabItemWithIcon(lang.L("Memories"), theme.ListIcon(), u.memories.content),
+		container.NewTabItemWithIcon(lang.L("Knowledge"), theme.DocumentIcon(), u.knowledge.content),
+		container.NewTabItemWithIcon(lang.L("Settings"), theme.SettingsIcon(), u.settings.content),
 	)
 	prefs := a.Preferences()
 	u.tabs.SelectIndex(prefs.IntWithFallback(prefScreen, screenRecall))
@@ -218,9 +227,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		float32(prefs.FloatWithFallback(prefWidth, 980)),
 		float32(prefs.FloatWithFallback(prefHeight, 700))))
 	u.win.SetOnDropped(u.dropped)
-	// With nothing focused, the arrows and Enter still walk the recall results.
+	// With nothing focused, Esc closes the top dialog; without a dialog, the arrows and Enter
+	// still walk the recall results.
 	u.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if u.docs.typedKey(ev) {
+		if u.dialogs.typedKey(ev) || u.dialogs.anyOpen() {
 			return
 		}
 		if u.tabs.SelectedIndex() == screenRecall {
@@ -231,9 +241,13 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	// selected, so typing replaces it.
 	u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { u.findAnywhere() })
+	// Ctrl+Enter confirms the top dialog when no entry in it has the keyboard.
+	for _, s := range submitShortcuts() {
+		u.win.Canvas().AddShortcut(s, func(s fyne.Shortcut) { u.dialogs.typedShortcut(s) })
+	}
 	u.recall.copyHit = func(h engine.Hit) {
 		a.Clipboard().SetContent(h.Text)
-		u.recall.note.SetText(fmt.Sprintf("Copied %s to the clipboard.", hitName(h)))
+		u.recall.note.SetText(lang.L("Copied {{.What}} to the clipboard.", tmpl{"What": hitName(h)}))
 	}
 	u.win.SetCloseIntercept(u.closeMain)
 	u.win.SetOnClosed(func() {
@@ -303,15 +317,15 @@ func (u *App) mainMenu() *fyne.MainMenu {
 		return item
 	}
 	return fyne.NewMainMenu(
-		fyne.NewMenu("File", append([]*fyne.MenuItem{
-			fyne.NewMenuItem("Import files…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFile() }),
-			fyne.NewMenuItem("Import folder…", func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
+		fyne.NewMenu(lang.L("File"), append([]*fyne.MenuItem{
+			fyne.NewMenuItem(lang.L("Import files…"), func() { u.showScreen(screenKnowledge); u.knowledge.chooseFile() }),
+			fyne.NewMenuItem(lang.L("Import folder…"), func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
 		}, u.exportMemoriesItems()...)...),
-		fyne.NewMenu("View",
-			screen("Recall", screenRecall, fyne.Key1),
-			screen("Memories", screenMemories, fyne.Key2),
-			screen("Knowledge", screenKnowledge, fyne.Key3),
-			screen("Settings", screenSettings, fyne.Key4),
+		fyne.NewMenu(lang.L("View"),
+			screen(lang.L("Recall"), screenRecall, fyne.Key1),
+			screen(lang.L("Memories"), screenMemories, fyne.Key2),
+			screen(lang.L("Knowledge"), screenKnowledge, fyne.Key3),
+			screen(lang.L("Settings"), screenSettings, fyne.Key4),
 		),
 	)
 }
@@ -334,9 +348,9 @@ func (u *App) findAnywhere() {
 // hitName names a hit in a sentence: "memory #3", "the passage from setup.md".
 func hitName(h engine.Hit) string {
 	if h.Doc != nil {
-		return "the passage from " + display.Line(filepath.Base(h.Doc.Path))
+		return lang.L("the passage from {{.File}}", tmpl{"File": display.Line(filepath.Base(h.Doc.Path))})
 	}
-	return fmt.Sprintf("memory #%d", h.ID)
+	return lang.L("memory #{{.ID}}", tmpl{"ID": h.ID})
 }
 
 // focusScreen puts the keyboard where each screen's work starts.

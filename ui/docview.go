@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -29,9 +29,10 @@ const (
 // docView shows one document's chunks in a dialog, opened at a hit's chunk with the matched
 // words marked, with actions to open the file in its own app, show its folder, and copy.
 type docView struct {
-	t   *tasks
-	b   Backend
-	win fyne.Window
+	t       *tasks
+	b       Backend
+	win     fyne.Window
+	dialogs *dialogs
 	// openURL hands a file:// URL to the system's default handler (fyne's App.OpenURL:
 	// xdg-open, open, or the Windows shell); tests replace it.
 	openURL   func(*url.URL) error
@@ -50,8 +51,8 @@ type docView struct {
 	status  *widget.Label
 }
 
-func newDocView(t *tasks, b Backend, win fyne.Window, a fyne.App) *docView {
-	return &docView{t: t, b: b, win: win, openURL: a.OpenURL, pdf: systemPDFPageOpener(), clipboard: a.Clipboard()}
+func newDocView(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, a fyne.App) *docView {
+	return &docView{t: t, b: b, win: win, dialogs: dialogs, openURL: a.OpenURL, pdf: systemPDFPageOpener(), clipboard: a.Clipboard()}
 }
 
 // open shows document docID at chunk around (0: from its start), marking terms.
@@ -69,7 +70,7 @@ func (v *docView) open(docID, around int64, terms []string) {
 				return
 			}
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("open document: %w", err), v.win)
+				v.dialogs.showError(errors.New(lang.L("open document: {{.Error}}", tmpl{"Error": err.Error()})))
 				return
 			}
 			v.show(page, terms)
@@ -81,8 +82,8 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 	v.close()
 	v.page, v.terms = page, terms
 	v.box = container.NewVBox()
-	v.earlier = widget.NewButtonWithIcon("Show earlier", theme.MoveUpIcon(), v.keepEsc(func() { v.more(true) }))
-	v.later = widget.NewButtonWithIcon("Show later", theme.MoveDownIcon(), v.keepEsc(func() { v.more(false) }))
+	v.earlier = widget.NewButtonWithIcon(lang.L("Show earlier"), theme.MoveUpIcon(), v.keepEsc(func() { v.more(true) }))
+	v.later = widget.NewButtonWithIcon(lang.L("Show later"), theme.MoveDownIcon(), v.keepEsc(func() { v.more(false) }))
 	for _, b := range []*widget.Button{v.earlier, v.later} {
 		b.Importance = widget.LowImportance
 	}
@@ -92,26 +93,23 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 
 	d := page.Document
 	actions := container.NewHBox(
-		widget.NewButtonWithIcon("Open in its app", theme.FileApplicationIcon(), v.keepEsc(v.openFile)),
-		widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.keepEsc(v.openFolder)),
-		widget.NewButtonWithIcon("Copy passage", theme.ContentCopyIcon(), v.keepEsc(v.copyPassage)),
-		widget.NewButtonWithIcon("Copy path", theme.ContentCopyIcon(), v.keepEsc(func() { v.copy(d.Path, "path") })),
+		widget.NewButtonWithIcon(lang.L("Open in its app"), theme.FileApplicationIcon(), v.keepEsc(v.openFile)),
+		widget.NewButtonWithIcon(lang.L("Show in folder"), theme.FolderOpenIcon(), v.keepEsc(v.openFolder)),
+		widget.NewButtonWithIcon(lang.L("Copy passage"), theme.ContentCopyIcon(), v.keepEsc(v.copyPassage)),
+		widget.NewButtonWithIcon(lang.L("Copy path"), theme.ContentCopyIcon(), v.keepEsc(func() { v.copy(d.Path, lang.L("Copied the path.")) })),
 	)
 	path := caption(display.Line(d.Path) + " · " + plural(d.Chunks, "chunk", "chunks"))
 	path.Truncation = fyne.TextTruncateEllipsis
 	v.scroll = container.NewVScroll(v.box)
 	content := container.NewBorder(container.NewVBox(actions, path, v.status), nil, nil, nil, v.scroll)
-	dlg := dialog.NewCustom(docTitle(d), "Close", content, v.win)
+	// Esc closes it through the window's dialogs, which leave the keys with the window.
+	dlg := v.dialogs.showCustom(docTitle(d), lang.L("Close"), content, fyne.NewSize(760, 560))
 	dlg.SetOnClosed(func() {
 		if v.dlg == dlg {
 			v.dlg = nil
 		}
 	})
 	v.dlg = dlg
-	dlg.Resize(fyne.NewSize(760, 560))
-	dlg.Show()
-	// Keys go to the window, whose handler closes the view on Esc.
-	v.win.Canvas().Unfocus()
 	v.scrollToHit()
 }
 
@@ -143,16 +141,16 @@ func (v *docView) render() {
 }
 
 func chunkCard(c engine.ChunkView, terms []string, hit bool) fyne.CanvasObject {
-	head := fmt.Sprintf("#%d · lines %d–%d", c.Ordinal, c.LineStart, c.LineEnd)
+	head := lang.L("#{{.N}} · lines {{.From}}–{{.To}}", tmpl{"N": c.Ordinal, "From": c.LineStart, "To": c.LineEnd})
 	if c.Page > 0 {
-		head = fmt.Sprintf("#%d · p. %d · lines %d–%d", c.Ordinal, c.Page, c.LineStart, c.LineEnd)
+		head = lang.L("#{{.N}} · p. {{.Page}} · lines {{.From}}–{{.To}}", tmpl{"N": c.Ordinal, "Page": c.Page, "From": c.LineStart, "To": c.LineEnd})
 	}
 	if c.Heading != "" {
 		head += " · " + display.Line(c.Heading)
 	}
 	label := caption(head)
 	if hit {
-		label = widget.NewLabelWithStyle("▶ match · "+head, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		label = widget.NewLabelWithStyle(lang.L("▶ match · {{.Head}}", tmpl{"Head": head}), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		label.Importance = widget.HighImportance
 	}
 	text := widget.NewRichText(segments(highlight(display.Block(c.Text), terms))...)
@@ -214,15 +212,6 @@ func (v *docView) more(earlier bool) {
 	})
 }
 
-// typedKey closes the view on Esc; it reports whether it took the key.
-func (v *docView) typedKey(ev *fyne.KeyEvent) bool {
-	if v.dlg == nil || ev.Name != fyne.KeyEscape {
-		return false
-	}
-	v.close()
-	return true
-}
-
 func (v *docView) close() {
 	if v.dlg != nil {
 		d := v.dlg
@@ -251,13 +240,13 @@ func (v *docView) openFile() {
 		v.t.do(func() {
 			switch {
 			case err == nil:
-				v.status.SetText(fmt.Sprintf("Opened %s at p. %d in %s.", display.Line(doc.Path), page, viewer))
+				v.status.SetText(lang.L("Opened {{.Path}} at p. {{.Page}} in {{.Viewer}}.", tmpl{"Path": display.Line(doc.Path), "Page": page, "Viewer": viewer}))
 			case errors.Is(err, errNoPageViewer):
 				if v.open1(doc.Path) {
-					v.status.SetText(fmt.Sprintf("Opened %s. Its viewer cannot be told a page: the passage is on p. %d.", display.Line(doc.Path), page))
+					v.status.SetText(lang.L("Opened {{.Path}}. Its viewer cannot be told a page: the passage is on p. {{.Page}}.", tmpl{"Path": display.Line(doc.Path), "Page": page}))
 				}
 			default:
-				v.status.SetText(sentence(fmt.Errorf("open %s: %w", doc.Path, err)))
+				v.status.SetText(lang.L("open {{.Path}}: {{.Error}}", tmpl{"Path": display.Line(doc.Path), "Error": sentence(err)}))
 			}
 		})
 	})
@@ -273,10 +262,10 @@ func (v *docView) open1(path string) bool {
 		u.Path = "/" + u.Path // C:/x on Windows becomes file:///C:/x
 	}
 	if err := v.openURL(u); err != nil {
-		v.status.SetText(sentence(fmt.Errorf("open %s: %w", path, err)))
+		v.status.SetText(lang.L("open {{.Path}}: {{.Error}}", tmpl{"Path": display.Line(path), "Error": sentence(err)}))
 		return false
 	}
-	v.status.SetText("Opened " + display.Line(path) + ".")
+	v.status.SetText(lang.L("Opened {{.Path}}.", tmpl{"Path": display.Line(path)}))
 	return true
 }
 
@@ -289,10 +278,11 @@ func (v *docView) copyPassage() {
 	if v.page.Hit >= 0 {
 		c = v.page.Chunks[v.page.Hit]
 	}
-	v.copy(c.Text, "passage")
+	v.copy(c.Text, lang.L("Copied the passage."))
 }
 
-func (v *docView) copy(text, what string) {
+// copy puts text on the clipboard and says so with done.
+func (v *docView) copy(text, done string) {
 	v.clipboard.SetContent(text)
-	v.status.SetText("Copied the " + what + ".")
+	v.status.SetText(done)
 }

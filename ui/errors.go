@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"fyne.io/fyne/v2/lang"
+
 	"github.com/memdesk/memdesk/engine"
 )
 
@@ -21,11 +23,11 @@ func sentence(err error) string {
 		if msg := err.Error(); strings.Contains(msg, "cancelled after") {
 			return capitalize(strings.TrimSuffix(msg, ": "+context.Canceled.Error())) + "."
 		}
-		return "Cancelled."
+		return lang.L("Cancelled.")
 	case errors.Is(err, context.DeadlineExceeded):
-		return "That took too long and was stopped; try again."
+		return lang.L("That took too long and was stopped; try again.")
 	case errors.Is(err, engine.ErrNotFound):
-		return "That item no longer exists; the list has been refreshed."
+		return lang.L("That item no longer exists; the list has been refreshed.")
 	}
 	msg := err.Error()
 	// The sentinel's own words ("bad request: ", "invalid text: ") are for logs, not people.
@@ -35,7 +37,7 @@ func sentence(err error) string {
 			return capitalize(strings.TrimSuffix(msg, ".")) + "."
 		}
 	}
-	return "Something went wrong: " + strings.TrimSuffix(msg, ".") + "."
+	return lang.L("Something went wrong: {{.Error}}.", tmpl{"Error": strings.TrimSuffix(msg, ".")})
 }
 
 func capitalize(s string) string {

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -76,15 +77,35 @@ func scratchEval(entities bool, log *slog.Logger) EvalFunc {
 	}
 }
 
-// legsPhrase reads a leg list as the panel says it: "lexical leg only", "lexical and entity legs".
+// legsPhrase reads a leg list as the panel says it: "lexical leg only", "lexical and entity
+// legs", in the window's language.
 func legsPhrase(legs []string) string {
-	switch len(legs) {
+	names := make([]string, len(legs))
+	for i, l := range legs {
+		names[i] = legName(l)
+	}
+	switch len(names) {
 	case 0:
 		return ""
 	case 1:
-		return legs[0] + " leg only"
+		return lang.L("{{.Leg}} leg only", tmpl{"Leg": names[0]})
 	}
-	return strings.Join(legs[:len(legs)-1], ", ") + " and " + legs[len(legs)-1] + " legs"
+	return lang.L("{{.Legs}} and {{.Last}} legs", tmpl{
+		"Legs": strings.Join(names[:len(names)-1], lang.X("list.separator", ", ")), "Last": names[len(names)-1]})
+}
+
+// legName is a retrieval leg's name (EvalResult.Legs) in the window's language; one this
+// does not know shows as it is.
+func legName(leg string) string {
+	switch leg {
+	case "lexical":
+		return lang.L("lexical")
+	case "entity":
+		return lang.L("entity")
+	case "semantic":
+		return lang.L("semantic")
+	}
+	return leg
 }
 
 // evalFailuresShown bounds the failed queries listed under the chart.
@@ -113,8 +134,8 @@ type evalPanel struct {
 // runner); an injected runner reports its legs with its result.
 func newEvalPanel(t *tasks, run EvalFunc, legs []string) *evalPanel {
 	p := &evalPanel{t: t, run: run, bar: widget.NewProgressBar(), chart: container.NewVBox()}
-	p.start = widget.NewButtonWithIcon("Run the built-in gold set", theme.MediaPlayIcon(), p.begin)
-	p.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), p.abort)
+	p.start = widget.NewButtonWithIcon(lang.L("Run the built-in gold set"), theme.MediaPlayIcon(), p.begin)
+	p.cancel = widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), p.abort)
 	p.cancel.Disable()
 	p.bar.Hide()
 	p.result = widget.NewLabel("")
@@ -123,12 +144,12 @@ func newEvalPanel(t *tasks, run EvalFunc, legs []string) *evalPanel {
 	p.failures = widget.NewLabel("")
 	p.failures.Wrapping = fyne.TextWrapWord
 	p.failures.Importance = widget.LowImportance
-	p.failFold = widget.NewAccordion(widget.NewAccordionItem("failed queries", p.failures))
+	p.failFold = widget.NewAccordion(widget.NewAccordionItem(lang.L("failed queries"), p.failures))
 	p.failFold.Hide()
 
-	help := "Asks the bilingual gold set (Chinese and English notes, look-alike names, unrelated questions) of the real engine in a scratch database; your memories are not touched."
+	help := lang.L("Asks the bilingual gold set (Chinese and English notes, look-alike names, unrelated questions) of the real engine in a scratch database; your memories are not touched.")
 	if phrase := legsPhrase(legs); phrase != "" {
-		help += " Measures the " + phrase + "."
+		help += lang.L(" Measures the {{.Legs}}.", tmpl{"Legs": phrase})
 	}
 	helpLabel := hint(help)
 	helpLabel.Wrapping = fyne.TextWrapWord
@@ -194,12 +215,12 @@ func (p *evalPanel) finished(res EvalResult, err error) {
 	if s.Failed > 0 {
 		p.result.Importance = widget.WarningImportance
 	}
-	msg := fmt.Sprintf("%d of %d queries passed, %d failed.", s.Passed, s.Queries, s.Failed)
+	msg := lang.L("{{.Passed}} of {{.Queries}} queries passed, {{.Failed}} failed.", tmpl{"Passed": s.Passed, "Queries": s.Queries, "Failed": s.Failed})
 	if phrase := legsPhrase(res.Legs); phrase != "" {
-		msg += " Measured the " + phrase + "."
+		msg += lang.L(" Measured the {{.Legs}}.", tmpl{"Legs": phrase})
 	}
 	if l := res.Report.Latency; l != nil {
-		msg += fmt.Sprintf(" Latency p50 %.1f ms, p95 %.1f ms.", l.P50, l.P95)
+		msg += lang.L(" Latency p50 {{.P50}} ms, p95 {{.P95}} ms.", tmpl{"P50": fmt.Sprintf("%.1f", l.P50), "P95": fmt.Sprintf("%.1f", l.P95)})
 	}
 	p.result.SetText(msg)
 
@@ -211,9 +232,9 @@ func (p *evalPanel) finished(res EvalResult, err error) {
 		{"recall@10", rank.Recall10},
 		{"nDCG@10", rank.NDCG10},
 		{"MRR@10", rank.MRR10},
-		{"must-include passed", s.MustIncludePassRate},
-		{"must-exclude passed", s.MustExcludePassRate},
-		{"empty on unrelated", s.EmptyRateUnrelated},
+		{lang.L("must-include passed"), s.MustIncludePassRate},
+		{lang.L("must-exclude passed"), s.MustExcludePassRate},
+		{lang.L("empty on unrelated"), s.EmptyRateUnrelated},
 	} {
 		p.chart.Add(metricBar(m.name, m.value))
 	}
@@ -224,7 +245,7 @@ func (p *evalPanel) finished(res EvalResult, err error) {
 			continue
 		}
 		if len(failed) == evalFailuresShown {
-			failed = append(failed, fmt.Sprintf("… and %d more.", s.Failed-evalFailuresShown))
+			failed = append(failed, lang.L("… and {{.Count}} more.", tmpl{"Count": s.Failed - evalFailuresShown}))
 			break
 		}
 		failed = append(failed, fmt.Sprintf("[%s] %s — %s", q.Case, q.Query, strings.Join(q.Why, "; ")))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -24,7 +25,7 @@ type factActions struct {
 // saved false when nothing was written (empty text, an error).
 func (a *factActions) add(text, space string, done func(saved bool)) {
 	if strings.TrimSpace(text) == "" {
-		a.banner.show(widget.WarningImportance, "Write something to remember first.", "", nil)
+		a.banner.show(widget.WarningImportance, lang.L("Write something to remember first."), "", nil)
 		done(false)
 		return
 	}
@@ -38,9 +39,9 @@ func (a *factActions) add(text, space string, done func(saved bool)) {
 				done(false)
 				return
 			case res.Status == engine.StatusDuplicate:
-				a.banner.show(widget.MediumImportance, fmt.Sprintf("Already remembered as #%d; nothing changed.", res.FactID), "", nil)
+				a.banner.show(widget.MediumImportance, lang.L("Already remembered as #{{.ID}}; nothing changed.", tmpl{"ID": res.FactID}), "", nil)
 			default:
-				a.showHygiene(fmt.Sprintf("Remembered as #%d.", res.FactID), res.FactID, text, res)
+				a.showHygiene(lang.L("Remembered as #{{.ID}}.", tmpl{"ID": res.FactID}), res.FactID, text, res)
 			}
 			done(true)
 			a.changed()
@@ -51,10 +52,10 @@ func (a *factActions) add(text, space string, done func(saved bool)) {
 func (a *factActions) edit(id int64, text string) {
 	a.change(engine.RememberRequest{Action: engine.ActionEdit, ID: id, Text: text}, func(res engine.RememberResult) {
 		if res.Status == engine.StatusUnchanged {
-			a.banner.show(widget.MediumImportance, fmt.Sprintf("Memory #%d already says that.", id), "", nil)
+			a.banner.show(widget.MediumImportance, lang.L("Memory #{{.ID}} already says that.", tmpl{"ID": id}), "", nil)
 			return
 		}
-		a.showHygiene(fmt.Sprintf("Saved memory #%d.", id), id, text, res)
+		a.showHygiene(lang.L("Saved memory #{{.ID}}.", tmpl{"ID": id}), id, text, res)
 	})
 }
 
@@ -69,21 +70,22 @@ func (a *factActions) showHygiene(done string, id int64, text string, res engine
 	case len(res.Contradicts) > 0:
 		c := res.Contradicts[0]
 		other = c.FactID
-		msg = fmt.Sprintf("%s It conflicts with #%d (%s) “%s”: %s.", done, other, age(other, id), shorten(c.Text, 60), c.Reason)
+		msg = lang.L("{{.Done}} It conflicts with #{{.Other}} ({{.Age}}) “{{.Text}}”: {{.Reason}}.", tmpl{
+			"Done": done, "Other": other, "Age": age(other, id), "Text": shorten(c.Text, 60), "Reason": c.Reason})
 		if n := len(res.Contradicts) - 1; n > 0 {
-			msg += fmt.Sprintf(" (%d more: see the badges)", n)
+			msg += lang.L(" ({{.Count}} more: see the badges)", tmpl{"Count": n})
 		}
 	case len(res.SimilarTo) > 0:
 		other = res.SimilarTo[0]
 		importance = widget.MediumImportance
-		msg = fmt.Sprintf("%s It may say the same as #%d (%s).", done, other, age(other, id))
+		msg = lang.L("{{.Done}} It may say the same as #{{.Other}} ({{.Age}}).", tmpl{"Done": done, "Other": other, "Age": age(other, id)})
 	default:
 		a.banner.show(widget.SuccessImportance, done, "", nil)
 		return
 	}
 	settle := a.settling(engine.FactView{ID: id, Text: text}, engine.FactView{ID: other})
-	msg += fmt.Sprintf(" Keep new keeps #%d as history; Keep old forgets #%d; either can be undone.",
-		settle.older.ID, settle.newer.ID)
+	msg += lang.L(" Keep new keeps #{{.Older}} as history; Keep old forgets #{{.Newer}}; either can be undone.",
+		tmpl{"Older": settle.older.ID, "Newer": settle.newer.ID})
 	a.banner.offer(importance, msg, settle.choices(nil)...)
 }
 
@@ -115,25 +117,25 @@ func (s settlement) choices(before func()) []choice {
 		}
 	}
 	return []choice{
-		{"Keep new", do(func() { s.a.supersede(s.older.ID, s.newer.ID) })},
-		{"Keep old", do(func() { s.a.forget(s.newer) })},
-		{"Keep both", do(func() { s.a.dismiss(s.newer.ID, s.older.ID) })},
+		{lang.L("Keep new"), do(func() { s.a.supersede(s.older.ID, s.newer.ID) })},
+		{lang.L("Keep old"), do(func() { s.a.forget(s.newer) })},
+		{lang.L("Keep both"), do(func() { s.a.dismiss(s.newer.ID, s.older.ID) })},
 	}
 }
 
 // age says whether fact other was written before fact id (ids grow as facts are written).
 func age(other, id int64) string {
 	if other < id {
-		return "older"
+		return lang.L("older")
 	}
-	return "newer"
+	return lang.L("newer")
 }
 
 // supersede keeps fact by and marks old superseded by it.
 func (a *factActions) supersede(old, by int64) {
 	a.change(engine.RememberRequest{Action: engine.ActionSupersede, ID: old, By: by}, func(engine.RememberResult) {
-		a.banner.show(widget.SuccessImportance, fmt.Sprintf("#%d is superseded by #%d and kept as history.", old, by),
-			"Undo", func() { a.restore(old) })
+		a.banner.show(widget.SuccessImportance, lang.L("#{{.Old}} is superseded by #{{.New}} and kept as history.", tmpl{"Old": old, "New": by}),
+			lang.L("Undo"), func() { a.restore(old) })
 	})
 }
 
@@ -145,7 +147,7 @@ func (a *factActions) dismiss(x, y int64) {
 			if err != nil {
 				a.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			} else {
-				a.banner.show(widget.SuccessImportance, fmt.Sprintf("Keeping both #%d and #%d.", x, y), "", nil)
+				a.banner.show(widget.SuccessImportance, lang.L("Keeping both #{{.A}} and #{{.B}}.", tmpl{"A": x, "B": y}), "", nil)
 			}
 			a.changed()
 		})
@@ -157,15 +159,15 @@ func (a *factActions) forget(f engine.FactView) {
 	a.change(engine.RememberRequest{Action: engine.ActionForget, ID: f.ID}, func(engine.RememberResult) {
 		what := fmt.Sprintf("“%s”", shorten(f.Text, 60))
 		if f.Text == "" {
-			what = fmt.Sprintf("memory #%d", f.ID)
+			what = lang.L("memory #{{.ID}}", tmpl{"ID": f.ID})
 		}
-		a.banner.show(widget.MediumImportance, "Forgot "+what+".", "Undo", func() { a.restore(f.ID) })
+		a.banner.show(widget.MediumImportance, lang.L("Forgot {{.What}}.", tmpl{"What": what}), lang.L("Undo"), func() { a.restore(f.ID) })
 	})
 }
 
 func (a *factActions) restore(id int64) {
 	a.change(engine.RememberRequest{Action: engine.ActionRestore, ID: id}, func(engine.RememberResult) {
-		a.banner.show(widget.SuccessImportance, fmt.Sprintf("Restored memory #%d.", id), "", nil)
+		a.banner.show(widget.SuccessImportance, lang.L("Restored memory #{{.ID}}.", tmpl{"ID": id}), "", nil)
 	})
 }
 

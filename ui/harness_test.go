@@ -178,8 +178,14 @@ func (h *harness) overlay() fyne.CanvasObject {
 func entryIn(root fyne.CanvasObject) *widget.Entry {
 	var found *widget.Entry
 	walk(root, func(o fyne.CanvasObject) {
-		if e, ok := o.(*widget.Entry); ok && found == nil {
+		if found != nil {
+			return
+		}
+		switch e := o.(type) {
+		case *widget.Entry:
 			found = e
+		case *dialogEntry:
+			found = &e.Entry
 		}
 	})
 	return found

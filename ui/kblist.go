@@ -4,14 +4,13 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -58,7 +57,7 @@ func groupByFolder(docs []engine.DocumentView, filter string) []kbListRow {
 // newFilterEntry is the knowledge list's search box.
 func (k *knowledgeScreen) newFilterEntry() *widget.Entry {
 	e := widget.NewEntry()
-	e.SetPlaceHolder("Filter documents by name or path")
+	e.SetPlaceHolder(lang.L("Filter documents by name or path"))
 	e.ActionItem = widget.NewIcon(theme.SearchIcon())
 	e.OnChanged = func(string) { k.regroup() }
 	return e
@@ -73,10 +72,10 @@ func (k *knowledgeScreen) regroup() {
 	k.rows = groupByFolder(k.docs, filter)
 	switch {
 	case len(k.docs) == 0:
-		k.empty.SetText(noDocumentsText)
+		k.empty.SetText(noDocumentsText())
 		k.empty.Show()
 	case len(k.rows) == 0:
-		k.empty.SetText("No document's name or path contains “" + display.Line(strings.TrimSpace(filter)) + "”.")
+		k.empty.SetText(lang.L("No document's name or path contains “{{.Filter}}”.", tmpl{"Filter": display.Line(strings.TrimSpace(filter))}))
 		k.empty.Show()
 	default:
 		k.empty.Hide()
@@ -84,7 +83,9 @@ func (k *knowledgeScreen) regroup() {
 	k.list.Refresh()
 }
 
-const noDocumentsText = "No documents yet. Import notes, Markdown, HTML, PDF or any other text files,\nor drop files and folders on this window."
+func noDocumentsText() string {
+	return lang.L("No documents yet. Import notes, Markdown, HTML, PDF or any other text files,\nor drop files and folders on this window.")
+}
 
 // kbRowView shows either a folder header or a document row; list rows are recycled, so one
 // template holds both.
@@ -101,7 +102,7 @@ func newKBRowView() fyne.CanvasObject {
 	r := &kbRowView{folder: widget.NewLabel(""), doc: newDocRow().(*docRow)}
 	r.folder.TextStyle.Bold = true
 	r.folder.Truncation = fyne.TextTruncateEllipsis
-	r.removeFolder = widget.NewButtonWithIcon("Remove folder", theme.DeleteIcon(), nil)
+	r.removeFolder = widget.NewButtonWithIcon(lang.L("Remove folder"), theme.DeleteIcon(), nil)
 	r.removeFolder.Importance = widget.LowImportance
 	r.header = container.NewBorder(nil, nil, widget.NewIcon(theme.FolderIcon()), r.removeFolder, r.folder)
 	r.content = container.NewStack(r.header, r.doc)
@@ -119,7 +120,7 @@ func (k *knowledgeScreen) updateListRow(id widget.ListItemID, obj fyne.CanvasObj
 	if row.doc == nil {
 		view.doc.Hide()
 		view.header.Show()
-		view.folder.SetText(fmt.Sprintf("%s — %s", display.Line(row.folder), plural(len(row.docs), "document", "documents")))
+		view.folder.SetText(lang.L("{{.Folder}} — {{.Documents}}", tmpl{"Folder": display.Line(row.folder), "Documents": plural(len(row.docs), "document", "documents")}))
 		view.removeFolder.OnTapped = func() { k.confirmRemoveFolder(row.folder, row.docs) }
 		return
 	}
@@ -138,20 +139,18 @@ func (k *knowledgeScreen) confirmRemoveFolder(folder string, docs []engine.Docum
 	for _, d := range docs {
 		chunks += d.Chunks
 	}
-	msg := widget.NewLabel(fmt.Sprintf("The %s listed under %s (%s) leave memdesk.\nThe files on disk stay; you can import them again.",
-		plural(len(docs), "document", "documents"), display.Line(folder), plural(chunks, "chunk", "chunks")))
+	msg := widget.NewLabel(lang.L("The {{.Documents}} listed under {{.Folder}} ({{.Chunks}}) leave memdesk.\nThe files on disk stay; you can import them again.", tmpl{
+		"Documents": plural(len(docs), "document", "documents"), "Folder": display.Line(folder), "Chunks": plural(chunks, "chunk", "chunks")}))
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm(fmt.Sprintf("Remove %s?", plural(len(docs), "document", "documents")), "Remove", "Cancel", msg, func(ok bool) {
+	k.dialogs.showConfirm(lang.L("Remove {{.Documents}}?", tmpl{"Documents": plural(len(docs), "document", "documents")}), lang.L("Remove"), lang.L("Cancel"), msg, fyne.NewSize(520, 200), func(ok bool) {
 		if ok {
 			k.removeFolder(folder, docs)
 		}
-	}, k.win)
-	d.Resize(fyne.NewSize(520, 200))
-	d.Show()
+	})
 }
 
 func (k *knowledgeScreen) removeFolder(folder string, docs []engine.DocumentView) {
-	k.banner.show(widget.LowImportance, fmt.Sprintf("Removing %s…", plural(len(docs), "document", "documents")), "", nil)
+	k.banner.show(widget.LowImportance, lang.L("Removing {{.Documents}}…", tmpl{"Documents": plural(len(docs), "document", "documents")}), "", nil)
 	k.t.start(func(ctx context.Context) {
 		removed, err := 0, error(nil)
 		for _, d := range docs {
@@ -167,11 +166,11 @@ func (k *knowledgeScreen) removeFolder(folder string, docs []engine.DocumentView
 		}
 		k.t.do(func() {
 			if err != nil {
-				k.banner.show(widget.WarningImportance, fmt.Sprintf("Removed %d of %d documents from %s. %s",
-					removed, len(docs), display.Line(folder), sentence(err)), "", nil)
+				k.banner.show(widget.WarningImportance, lang.L("Removed {{.Removed}} of {{.Total}} documents from {{.Folder}}. {{.Error}}",
+					tmpl{"Removed": removed, "Total": len(docs), "Folder": display.Line(folder), "Error": sentence(err)}), "", nil)
 			} else {
-				k.banner.show(widget.SuccessImportance, fmt.Sprintf("Removed %s from %s.",
-					plural(removed, "document", "documents"), display.Line(folder)), "", nil)
+				k.banner.show(widget.SuccessImportance, lang.L("Removed {{.Documents}} from {{.Folder}}.",
+					tmpl{"Documents": plural(removed, "document", "documents"), "Folder": display.Line(folder)}), "", nil)
 			}
 			k.reload()
 			k.changed()

@@ -6,7 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -25,7 +25,7 @@ type folderWatcher interface {
 type syncSwitch struct {
 	t       *tasks
 	w       folderWatcher
-	win     fyne.Window
+	dialogs *dialogs
 	space   func() string
 	changed func()      // after each synced file, on the UI goroutine
 	failed  func(error) // when the folder cannot be watched, on the UI goroutine
@@ -39,14 +39,14 @@ type syncSwitch struct {
 }
 
 // newSyncSwitch returns the switch, or nil when b cannot watch folders.
-func newSyncSwitch(t *tasks, b Backend, win fyne.Window, space func() string, changed func(), failed func(error)) *syncSwitch {
+func newSyncSwitch(t *tasks, b Backend, dialogs *dialogs, space func() string, changed func(), failed func(error)) *syncSwitch {
 	w, ok := b.(folderWatcher)
 	if !ok {
 		return nil
 	}
-	s := &syncSwitch{t: t, w: w, win: win, space: space, changed: changed, failed: failed}
+	s := &syncSwitch{t: t, w: w, dialogs: dialogs, space: space, changed: changed, failed: failed}
 	s.folder = caption("")
-	s.check = widget.NewCheck("Keep a folder in sync", s.toggled)
+	s.check = widget.NewCheck(lang.L("Keep a folder in sync"), s.toggled)
 	s.content = container.NewHBox(s.check, s.folder)
 	return s
 }
@@ -59,7 +59,7 @@ func (s *syncSwitch) toggled(on bool) {
 	if s.stop != nil {
 		return
 	}
-	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+	s.dialogs.showFolderOpen(func(dir fyne.ListableURI, err error) {
 		if err != nil || dir == nil {
 			s.check.SetChecked(false)
 			if err != nil {
@@ -68,9 +68,7 @@ func (s *syncSwitch) toggled(on bool) {
 			return
 		}
 		s.watch(dir.Path())
-	}, s.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 // watch starts keeping root in sync with the space the window is in. Call it from the UI

@@ -9,7 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -23,6 +23,7 @@ type knowledgeScreen struct {
 	t       *tasks
 	b       Backend
 	win     fyne.Window
+	dialogs *dialogs
 	changed func()
 	// onDocs hears of every new list of the documents (nil: nobody).
 	onDocs func([]engine.DocumentView)
@@ -52,31 +53,31 @@ type knowledgeScreen struct {
 	openDoc func(engine.DocumentView)
 }
 
-func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *knowledgeScreen {
-	k := &knowledgeScreen{t: t, b: b, win: win, changed: changed}
+func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, changed func()) *knowledgeScreen {
+	k := &knowledgeScreen{t: t, b: b, win: win, dialogs: dialogs, changed: changed}
 	k.space = widget.NewEntry()
 	k.space.SetPlaceHolder("default")
-	k.importFiles = widget.NewButtonWithIcon("Import file…", theme.FileIcon(), k.chooseFile)
-	k.importFolder = widget.NewButtonWithIcon("Import folder…", theme.FolderOpenIcon(), k.chooseFolder)
+	k.importFiles = widget.NewButtonWithIcon(lang.L("Import file…"), theme.FileIcon(), k.chooseFile)
+	k.importFolder = widget.NewButtonWithIcon(lang.L("Import folder…"), theme.FolderOpenIcon(), k.chooseFolder)
 	k.importFolder.Importance = widget.HighImportance
 	k.progress = widget.NewProgressBar()
 	k.progressText = caption("")
-	k.cancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), k.cancel)
+	k.cancelButton = widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), k.cancel)
 	k.progressRow = container.NewVBox(container.NewBorder(nil, nil, nil, k.cancelButton, k.progress), k.progressText)
 	k.progressRow.Hide()
 	k.banner = newBanner()
 
 	k.list = widget.NewList(func() int { return len(k.rows) }, newKBRowView, k.updateListRow)
 	k.filter = k.newFilterEntry()
-	k.empty = widget.NewLabel(noDocumentsText)
+	k.empty = widget.NewLabel(noDocumentsText())
 	k.empty.Alignment = fyne.TextAlignCenter
 	k.empty.Importance = widget.LowImportance
 	k.empty.Hide()
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, k.space.MinSize().Height), k.space)
 	top := container.NewVBox(
-		container.NewHBox(k.importFolder, k.importFiles, widget.NewLabel("into space"), spaceBox,
-			hint("or drop files and folders on the window")),
+		container.NewHBox(k.importFolder, k.importFiles, widget.NewLabel(lang.L("into space")), spaceBox,
+			hint(lang.L("or drop files and folders on the window"))),
 		k.progressRow, k.banner.content, k.filter)
 	k.addSyncSwitch(top)
 	k.content = container.NewBorder(top, nil, nil, nil, container.NewStack(k.list, container.NewCenter(k.empty)))
@@ -85,7 +86,7 @@ func newKnowledgeScreen(t *tasks, b Backend, win fyne.Window, changed func()) *k
 
 // addSyncSwitch puts the "Keep a folder in sync" switch in box, when the backend can watch.
 func (k *knowledgeScreen) addSyncSwitch(box *fyne.Container) {
-	k.sync = newSyncSwitch(k.t, k.b, k.win, func() string { return strings.TrimSpace(k.space.Text) },
+	k.sync = newSyncSwitch(k.t, k.b, k.dialogs, func() string { return strings.TrimSpace(k.space.Text) },
 		k.reload, func(err error) { k.banner.show(widget.DangerImportance, sentence(err), "", nil) })
 	if k.sync != nil {
 		box.Add(k.sync.content)
@@ -93,7 +94,7 @@ func (k *knowledgeScreen) addSyncSwitch(box *fyne.Container) {
 }
 
 func (k *knowledgeScreen) chooseFile() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+	k.dialogs.showFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -104,13 +105,11 @@ func (k *knowledgeScreen) chooseFile() {
 		path := r.URI().Path()
 		r.Close()
 		k.importPaths([]string{path})
-	}, k.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 func (k *knowledgeScreen) chooseFolder() {
-	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+	k.dialogs.showFolderOpen(func(dir fyne.ListableURI, err error) {
 		if err != nil {
 			k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -118,9 +117,7 @@ func (k *knowledgeScreen) chooseFolder() {
 		if dir != nil {
 			k.importPaths([]string{dir.Path()})
 		}
-	}, k.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 // importPaths imports files and folders with a progress bar; one import runs at a time.
@@ -129,12 +126,12 @@ func (k *knowledgeScreen) importPaths(paths []string) {
 		return
 	}
 	if k.cancelImport != nil {
-		k.banner.show(widget.WarningImportance, "An import is already running; wait for it or cancel it first.", "", nil)
+		k.banner.show(widget.WarningImportance, lang.L("An import is already running; wait for it or cancel it first."), "", nil)
 		return
 	}
 	k.banner.hide()
 	k.progress.SetValue(0)
-	k.progressText.SetText("Looking for documents in " + describePaths(paths) + "…")
+	k.progressText.SetText(lang.L("Looking for documents in {{.Paths}}…", tmpl{"Paths": describePaths(paths)}))
 	k.cancelButton.Enable()
 	k.progressRow.Show()
 	k.importFiles.Disable()
@@ -153,14 +150,14 @@ func (k *knowledgeScreen) showProgress(p engine.ImportProgress) {
 	if p.FilesTotal > 0 {
 		k.progress.SetValue(float64(p.FilesDone) / float64(p.FilesTotal))
 	}
-	k.progressText.SetText(fmt.Sprintf("%d of %d files · %s", p.FilesDone, p.FilesTotal, filepath.Base(p.Path)))
+	k.progressText.SetText(lang.L("{{.Done}} of {{.Total}} files · {{.File}}", tmpl{"Done": p.FilesDone, "Total": p.FilesTotal, "File": filepath.Base(p.Path)}))
 }
 
 func (k *knowledgeScreen) cancel() {
 	if k.cancelImport != nil {
 		k.cancelImport()
 		k.cancelButton.Disable()
-		k.progressText.SetText("Cancelling… files already imported are kept.")
+		k.progressText.SetText(lang.L("Cancelling… files already imported are kept."))
 	}
 }
 
@@ -175,9 +172,9 @@ func (k *knowledgeScreen) imported(res engine.KBAddResult, err error) {
 	var action func()
 	switch {
 	case res.Skipped+res.Failed > 0:
-		actionLabel, action = "Show skipped", func() { k.showNotImported(res) }
+		actionLabel, action = lang.L("Show skipped"), func() { k.showNotImported(res) }
 	case len(res.Conflicts) > 0:
-		actionLabel, action = "Show", func() { k.showConflicts(res.Conflicts) }
+		actionLabel, action = lang.L("Show"), func() { k.showConflicts(res.Conflicts) }
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -201,15 +198,15 @@ func importSummary(res engine.KBAddResult) string {
 	for _, c := range []struct {
 		n    int
 		word string
-	}{{res.Added, "added"}, {res.Updated, "updated"}, {res.Unchanged, "unchanged"}, {res.Skipped, "skipped"}, {res.Failed, "failed"}} {
+	}{{res.Added, lang.L("added")}, {res.Updated, lang.L("updated")}, {res.Unchanged, lang.L("unchanged")}, {res.Skipped, lang.L("skipped")}, {res.Failed, lang.L("failed")}} {
 		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.word))
+			parts = append(parts, lang.L("{{.Count}} {{.Outcome}}", tmpl{"Count": c.n, "Outcome": c.word}))
 		}
 	}
 	if len(parts) == 0 {
-		return "No documents found."
+		return lang.L("No documents found.")
 	}
-	return "Files: " + strings.Join(parts, ", ") + "."
+	return lang.L("Files: {{.Parts}}.", tmpl{"Parts": strings.Join(parts, lang.L(", "))})
 }
 
 // conflictSummary reads "2 sentences contradict your memories, 1 repeats one."
@@ -220,41 +217,33 @@ func conflictSummary(cs []engine.KBConflict) string {
 			contradicts++
 		}
 	}
-	says := func(n int, one, many string) string {
-		if n == 1 {
-			return "1 sentence " + one
-		}
-		return fmt.Sprintf("%d sentences %s", n, many)
-	}
 	var parts []string
 	if contradicts > 0 {
-		parts = append(parts, says(contradicts, "contradicts your memories", "contradict your memories"))
+		parts = append(parts, plural(contradicts, "sentence contradicts your memories", "sentences contradict your memories"))
 	}
 	if restates := len(cs) - contradicts; restates > 0 {
-		parts = append(parts, says(restates, "repeats a memory", "repeat memories"))
+		parts = append(parts, plural(restates, "sentence repeats a memory", "sentences repeat memories"))
 	}
-	return strings.Join(parts, ", ") + "."
+	return strings.Join(parts, lang.L(", ")) + lang.L(".")
 }
 
 // showConflicts lists an import's conflicts: where in the file, the sentence, the memory.
 func (k *knowledgeScreen) showConflicts(cs []engine.KBConflict) {
 	box := container.NewVBox()
 	for _, c := range cs {
-		what := fmt.Sprintf("repeats memory #%d “%s”", c.FactID, c.FactText)
+		what := lang.L("repeats memory #{{.ID}} “{{.Text}}”", tmpl{"ID": c.FactID, "Text": c.FactText})
 		if c.Kind == engine.ConflictContradicts {
-			what = fmt.Sprintf("contradicts memory #%d “%s”: %s", c.FactID, c.FactText, c.Reason)
+			what = lang.L("contradicts memory #{{.ID}} “{{.Text}}”: {{.Reason}}", tmpl{"ID": c.FactID, "Text": c.FactText, "Reason": c.Reason})
 		}
-		where := fmt.Sprintf("%s:%d", filepath.Base(c.Path), c.LineStart)
+		where := lang.L("{{.File}}:{{.Line}}", tmpl{"File": filepath.Base(c.Path), "Line": c.LineStart})
 		if c.Page > 0 {
-			where = fmt.Sprintf("%s, p. %d:%d", filepath.Base(c.Path), c.Page, c.LineStart)
+			where = lang.L("{{.File}}, p. {{.Page}}:{{.Line}}", tmpl{"File": filepath.Base(c.Path), "Page": c.Page, "Line": c.LineStart})
 		}
 		l := widget.NewLabel(fmt.Sprintf("%s  “%s”\n%s", where, c.Sentence, what))
 		l.Wrapping = fyne.TextWrapWord
 		box.Add(l)
 	}
-	d := dialog.NewCustom("What the import disagrees with", "Close", container.NewVScroll(box), k.win)
-	d.Resize(fyne.NewSize(620, 400))
-	d.Show()
+	k.dialogs.showCustom(lang.L("What the import disagrees with"), lang.L("Close"), container.NewVScroll(box), fyne.NewSize(620, 400))
 }
 
 // notImported lists the files an import left out, one line each, skipped and failed alike:
@@ -277,14 +266,12 @@ func (k *knowledgeScreen) showNotImported(res engine.KBAddResult) {
 	list := widget.NewList(func() int { return len(lines) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(lines[i]) })
-	header := widget.NewLabel(fmt.Sprintf("%d files were not imported:", len(lines)))
+	header := widget.NewLabel(lang.L("{{.Count}} files were not imported:", tmpl{"Count": len(lines)}))
 	var bottom fyne.CanvasObject
 	if len(res.Conflicts) > 0 {
-		bottom = widget.NewButton(conflictSummary(res.Conflicts)+" Show them", func() { k.showConflicts(res.Conflicts) })
+		bottom = widget.NewButton(lang.L("{{.Summary}} Show them", tmpl{"Summary": conflictSummary(res.Conflicts)}), func() { k.showConflicts(res.Conflicts) })
 	}
-	d := dialog.NewCustom("Files not imported", "Close", container.NewBorder(header, bottom, nil, nil, list), k.win)
-	d.Resize(fyne.NewSize(760, 420))
-	d.Show()
+	k.dialogs.showCustom(lang.L("Files not imported"), lang.L("Close"), container.NewBorder(header, bottom, nil, nil, list), fyne.NewSize(760, 420))
 }
 
 func firstFailure(res engine.KBAddResult) string {
@@ -300,7 +287,7 @@ func describePaths(paths []string) string {
 	if len(paths) == 1 {
 		return filepath.Base(paths[0])
 	}
-	return fmt.Sprintf("%d places", len(paths))
+	return lang.L("{{.Count}} places", tmpl{"Count": len(paths)})
 }
 
 // reload reads the document list of every space.
@@ -341,8 +328,8 @@ func (k *knowledgeScreen) resumeWatch(watched []engine.WatchedFolder) {
 	}
 	k.sync.watchIn(watched[0].Root, watched[0].Space)
 	if len(watched) > 1 {
-		k.banner.show(widget.MediumImportance, fmt.Sprintf("Keeping %s in sync again. %s also recorded as kept in sync; the window follows one folder at a time, `memdesk kb watch` follows them all.",
-			display.Line(watched[0].Root), plural(len(watched)-1, "other folder is", "other folders are")), "", nil)
+		k.banner.show(widget.MediumImportance, lang.L("Keeping {{.Folder}} in sync again. {{.Others}} also recorded as kept in sync; the window follows one folder at a time, `memdesk kb watch` follows them all.",
+			tmpl{"Folder": display.Line(watched[0].Root), "Others": plural(len(watched)-1, "other folder is", "other folders are")}), "", nil)
 	}
 }
 
@@ -353,8 +340,9 @@ func (k *knowledgeScreen) updateRow(id widget.ListItemID, obj fyne.CanvasObject)
 	d := k.docs[id]
 	row := obj.(*docRow)
 	row.title.SetText(docTitle(d))
-	row.meta.SetText(fmt.Sprintf("%s · %s · %s · space %s · %s", d.Path, plural(d.Chunks, "chunk", "chunks"),
-		d.Format, d.Space, d.ImportedAt.Local().Format("2 Jan 2006 15:04")))
+	row.meta.SetText(lang.L("{{.Path}} · {{.Chunks}} · {{.Format}} · space {{.Space}} · {{.When}}", tmpl{"Path": d.Path,
+		"Chunks": plural(d.Chunks, "chunk", "chunks"), "Format": d.Format, "Space": d.Space,
+		"When": d.ImportedAt.Local().Format(lang.L("2 Jan 2006 15:04"))}))
 	row.chunks.OnTapped = func() { k.showChunks(d) }
 	row.reimport.OnTapped = func() { k.reimport(d) }
 	row.remove.OnTapped = func() { k.confirmRemove(d) }
@@ -375,14 +363,14 @@ func (k *knowledgeScreen) showChunks(d engine.DocumentView) {
 }
 
 func (k *knowledgeScreen) reimport(d engine.DocumentView) {
-	k.banner.show(widget.LowImportance, "Re-importing "+docTitle(d)+"…", "", nil)
+	k.banner.show(widget.LowImportance, lang.L("Re-importing {{.Title}}…", tmpl{"Title": docTitle(d)}), "", nil)
 	k.t.start(func(ctx context.Context) {
 		f, err := k.b.KBReimport(ctx, d.ID)
 		k.t.do(func() {
 			if err != nil {
 				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			} else {
-				k.banner.show(widget.SuccessImportance, fmt.Sprintf("Re-imported %s: %s.", docTitle(d), f.Outcome), "", nil)
+				k.banner.show(widget.SuccessImportance, lang.L("Re-imported {{.Title}}: {{.Outcome}}.", tmpl{"Title": docTitle(d), "Outcome": f.Outcome}), "", nil)
 			}
 			k.reload()
 			k.changed()
@@ -391,13 +379,13 @@ func (k *knowledgeScreen) reimport(d engine.DocumentView) {
 }
 
 func (k *knowledgeScreen) confirmRemove(d engine.DocumentView) {
-	msg := widget.NewLabel(fmt.Sprintf("%s and its %s leave memdesk.\nThe file on disk stays; you can import it again.",
-		docTitle(d), plural(d.Chunks, "chunk", "chunks")))
-	dialog.NewCustomConfirm("Remove document?", "Remove", "Cancel", msg, func(ok bool) {
+	msg := widget.NewLabel(lang.L("{{.Title}} and its {{.Chunks}} leave memdesk.\nThe file on disk stays; you can import it again.",
+		tmpl{"Title": docTitle(d), "Chunks": plural(d.Chunks, "chunk", "chunks")}))
+	k.dialogs.showConfirm(lang.L("Remove document?"), lang.L("Remove"), lang.L("Cancel"), msg, fyne.Size{}, func(ok bool) {
 		if ok {
 			k.remove(d)
 		}
-	}, k.win).Show()
+	})
 }
 
 func (k *knowledgeScreen) remove(d engine.DocumentView) {
@@ -407,7 +395,7 @@ func (k *knowledgeScreen) remove(d engine.DocumentView) {
 			if err != nil {
 				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			} else {
-				k.banner.show(widget.SuccessImportance, "Removed "+docTitle(d)+".", "", nil)
+				k.banner.show(widget.SuccessImportance, lang.L("Removed {{.Title}}.", tmpl{"Title": docTitle(d)}), "", nil)
 			}
 			k.reload()
 			k.changed()
@@ -427,9 +415,9 @@ func newDocRow() fyne.CanvasObject {
 	r := &docRow{title: widget.NewLabel(""), meta: caption("")}
 	r.title.TextStyle.Bold = true
 	r.title.Truncation = fyne.TextTruncateEllipsis
-	r.chunks = widget.NewButtonWithIcon("Chunks", theme.VisibilityIcon(), nil)
-	r.reimport = widget.NewButtonWithIcon("Re-import", theme.ViewRefreshIcon(), nil)
-	r.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), nil)
+	r.chunks = widget.NewButtonWithIcon(lang.L("Chunks"), theme.VisibilityIcon(), nil)
+	r.reimport = widget.NewButtonWithIcon(lang.L("Re-import"), theme.ViewRefreshIcon(), nil)
+	r.remove = widget.NewButtonWithIcon(lang.L("Remove"), theme.DeleteIcon(), nil)
 	for _, b := range []*widget.Button{r.chunks, r.reimport, r.remove} {
 		b.Importance = widget.LowImportance
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -29,13 +29,13 @@ func (u *App) exportMemoriesItems() []*fyne.MenuItem {
 		return nil
 	}
 	return []*fyne.MenuItem{
-		fyne.NewMenuItem("Export memories…", u.chooseExport),
-		fyne.NewMenuItem("Import memories…", u.chooseImport),
+		fyne.NewMenuItem(lang.L("Export memories…"), u.chooseExport),
+		fyne.NewMenuItem(lang.L("Import memories…"), u.chooseImport),
 	}
 }
 
 func (u *App) chooseExport() {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+	u.dialogs.showFileSave("memdesk-memories.md", func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
 			u.memories.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -46,14 +46,11 @@ func (u *App) chooseExport() {
 		path := w.URI().Path()
 		w.Close() // written anew, whole, by exportMemoriesTo
 		u.exportMemoriesTo(path)
-	}, u.win)
-	d.SetFileName("memdesk-memories.md")
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 func (u *App) chooseImport() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+	u.dialogs.showFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			u.memories.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			return
@@ -64,9 +61,7 @@ func (u *App) chooseImport() {
 		path := r.URI().Path()
 		r.Close()
 		u.importMemoriesFrom(path)
-	}, u.win)
-	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	})
 }
 
 // exportMemoriesTo writes every active memory to path: JSON when its name ends in .json,
@@ -89,7 +84,7 @@ func (u *App) exportMemoriesTo(path string) {
 				return
 			}
 			u.memories.banner.show(widget.SuccessImportance,
-				fmt.Sprintf("Exported %s to %s. Import it here or in another memdesk with File › Import memories.", plural(len(ex.Memories), "memory", "memories"), path), "", nil)
+				lang.L("Exported {{.Memories}} to {{.Path}}. Import it here or in another memdesk with File › Import memories.", tmpl{"Memories": plural(len(ex.Memories), "memory", "memories"), "Path": path}), "", nil)
 		})
 	})
 }
@@ -114,11 +109,11 @@ func (u *App) importMemoriesFrom(path string) {
 				u.memories.banner.show(widget.DangerImportance, sentence(fmt.Errorf("import memories from %s: %w", path, err)), "", nil)
 				return
 			}
-			msg := fmt.Sprintf("Imported %s from %s; %d already here.", plural(res.Added, "memory", "memories"), filepath.Base(path), res.Duplicate)
+			msg := lang.L("Imported {{.Memories}} from {{.File}}; {{.Duplicate}} already here.", tmpl{"Memories": plural(res.Added, "memory", "memories"), "File": filepath.Base(path), "Duplicate": res.Duplicate})
 			importance := widget.SuccessImportance
 			if len(res.Refused) > 0 {
 				importance = widget.WarningImportance
-				msg += fmt.Sprintf(" %d refused: %s", len(res.Refused), res.Refused[0])
+				msg += lang.L(" {{.Count}} refused: {{.First}}", tmpl{"Count": len(res.Refused), "First": res.Refused[0]})
 			}
 			u.memories.banner.show(importance, msg, "", nil)
 			u.memories.afterChange()

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -30,6 +31,7 @@ type memoriesScreen struct {
 	t       *tasks
 	b       Backend
 	win     fyne.Window
+	dialogs *dialogs
 	log     *slog.Logger
 	changed func() // the database changed: counts are stale
 
@@ -64,21 +66,21 @@ type memoriesScreen struct {
 	selected  int64
 	rowStride float32 // one row's height with the gap below it, once measured
 	spaces    []string
-	editSpace *widget.SelectEntry // the open edit dialog's space, for tests
+	editSpace *dialogSelectEntry // the open edit dialog's space, for tests
 	filtering debouncer
 }
 
-func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, changed func()) *memoriesScreen {
-	m := &memoriesScreen{t: t, b: b, win: win, log: log, changed: changed,
+func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, log *slog.Logger, changed func()) *memoriesScreen {
+	m := &memoriesScreen{t: t, b: b, win: win, dialogs: dialogs, log: log, changed: changed,
 		pages: newFactPages(factPageSize, 0), filtering: debouncer{delay: debounceDelay}}
 
 	m.filter = widget.NewEntry()
-	m.filter.SetPlaceHolder("Filter by text…")
+	m.filter.SetPlaceHolder(lang.L("Filter by text…"))
 	m.filter.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
 	m.space = widget.NewSelectEntry(nil)
-	m.space.SetPlaceHolder("all spaces")
+	m.space.SetPlaceHolder(lang.L("all spaces"))
 	m.space.OnChanged = func(string) { m.filtering.trigger(t, m.reload) }
-	m.showAll = widget.NewCheck("Show history", func(bool) { m.reload() })
+	m.showAll = widget.NewCheck(lang.L("Show history"), func(bool) { m.reload() })
 
 	m.list = widget.NewList(func() int { return m.pages.length }, newFactRow, m.updateRow)
 	m.list.OnSelected = func(id widget.ListItemID) {
@@ -93,15 +95,15 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, c
 	m.empty.Hide()
 
 	m.addEntry = newSubmitEntry(m.add)
-	m.addEntry.SetPlaceHolder("Something to remember… (Ctrl+Enter saves)")
+	m.addEntry.SetPlaceHolder(lang.L("Something to remember… (Ctrl+Enter saves)"))
 	m.addEntry.SetMinRowsVisible(3)
-	m.addButton = widget.NewButtonWithIcon("Remember", theme.ContentAddIcon(), m.add)
+	m.addButton = widget.NewButtonWithIcon(lang.L("Remember"), theme.ContentAddIcon(), m.add)
 	m.addButton.Importance = widget.HighImportance
 	m.banner = newBanner()
 	m.acts = &factActions{t: t, b: b, banner: m.banner, after: m.afterChange}
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(170, m.space.MinSize().Height), m.space)
-	controls := container.NewHBox(widget.NewLabel("space"), spaceBox, m.showAll)
+	controls := container.NewHBox(widget.NewLabel(lang.L("space")), spaceBox, m.showAll)
 	listed := container.NewStack(m.list, container.NewCenter(m.empty))
 	middle := container.NewStack(listed)
 	if tr, ok := b.(timelineReader); ok {
@@ -111,7 +113,7 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, log *slog.Logger, c
 		m.timeline.failed = func(err error) { m.banner.show(widget.DangerImportance, sentence(err), "", nil) }
 		m.timeline.content.Hide()
 		middle.Add(m.timeline.content)
-		m.byDay = widget.NewCheck("By day", func(on bool) {
+		m.byDay = widget.NewCheck(lang.L("By day"), func(on bool) {
 			// The timeline lists active memories of a space; text filter and history are
 			// the list's.
 			if on {
@@ -366,9 +368,9 @@ func (m *memoriesScreen) showEmpty(req engine.ListRequest) {
 		m.empty.Hide()
 		return
 	case req.Filter != "" || req.Space != "":
-		m.empty.SetText("No memories match.")
+		m.empty.SetText(lang.L("No memories match."))
 	default:
-		m.empty.SetText("No memories yet. Write one below and press Ctrl+Enter.")
+		m.empty.SetText(lang.L("No memories yet. Write one below and press Ctrl+Enter."))
 	}
 	m.empty.Show()
 }
@@ -420,21 +422,20 @@ func (m *memoriesScreen) afterChange() {
 }
 
 func (m *memoriesScreen) showEdit(f engine.FactView) {
-	entry := widget.NewMultiLineEntry()
-	entry.Wrapping = fyne.TextWrapWord
+	entry := m.dialogs.newMultiLineEntry()
 	entry.SetText(f.Text)
 	entry.SetMinRowsVisible(5)
 	// The space can be changed too, for an active memory, when the backend can move one:
 	// pick a space from the list or type a new name.
 	content := fyne.CanvasObject(entry)
-	space := widget.NewSelectEntry(m.spaces)
+	space := m.dialogs.newSelectEntry(m.spaces)
 	space.SetText(f.Space)
 	_, canMove := m.b.(memoryMover)
 	if canMove && f.Status == factActive {
-		content = container.NewBorder(nil, container.NewBorder(nil, nil, widget.NewLabel("Space"), nil, space), nil, nil, entry)
+		content = container.NewBorder(nil, container.NewBorder(nil, nil, widget.NewLabel(lang.L("Space")), nil, space), nil, nil, entry)
 	}
 	m.editSpace = space
-	d := dialog.NewCustomConfirm(fmt.Sprintf("Edit memory #%d", f.ID), "Save", "Cancel", content, func(save bool) {
+	m.dialogs.showConfirm(lang.L("Edit memory #{{.ID}}", tmpl{"ID": f.ID}), lang.L("Save"), lang.L("Cancel"), content, fyne.NewSize(560, 260), func(save bool) {
 		if !save {
 			return
 		}
@@ -444,9 +445,7 @@ func (m *memoriesScreen) showEdit(f engine.FactView) {
 		if to := strings.TrimSpace(space.Text); canMove && f.Status == factActive && to != "" && to != f.Space {
 			m.move(f, to)
 		}
-	}, m.win)
-	d.Resize(fyne.NewSize(560, 260))
-	d.Show()
+	})
 	m.win.Canvas().Focus(entry)
 }
 
@@ -471,8 +470,9 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 			other = p.B
 		}
 		settle := m.acts.settling(f, other)
-		text := widget.NewLabel(fmt.Sprintf("conflicts with #%d (%s) “%s”\n%s\nKeep new keeps #%d as history; Keep old forgets #%d.",
-			other.ID, age(other.ID, f.ID), display.Line(other.Text), display.Line(p.Reason), settle.older.ID, settle.newer.ID))
+		text := widget.NewLabel(lang.L("conflicts with #{{.Other}} ({{.Age}}) “{{.Text}}”\n{{.Reason}}\nKeep new keeps #{{.Older}} as history; Keep old forgets #{{.Newer}}.", tmpl{
+			"Other": other.ID, "Age": age(other.ID, f.ID), "Text": display.Line(other.Text), "Reason": display.Line(p.Reason),
+			"Older": settle.older.ID, "Newer": settle.newer.ID}))
 		text.Wrapping = fyne.TextWrapWord
 		buttons := container.NewHBox()
 		for _, c := range settle.choices(func() { d.Hide() }) {
@@ -480,12 +480,12 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		}
 		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
-	d = dialog.NewCustom(fmt.Sprintf("#%d “%s” contradicts", f.ID, shorten(f.Text, 40)), "Close", container.NewVScroll(box), m.win)
-	d.Resize(fyne.NewSize(560, 360))
 	// The window's focus comes back when the dialog goes: a box that had it (the filter)
 	// would then get the Space that pressed Keep new, after the key had done its work.
+	// This must come before the dialog shows: the helper's own Unfocus runs after, on the
+	// dialog's layer, and leaves the window's focus (which the dialog hands back) as it was.
 	m.win.Canvas().Unfocus()
-	d.Show()
+	d = m.dialogs.showCustom(lang.L("#{{.ID}} “{{.Text}}” contradicts", tmpl{"ID": f.ID, "Text": shorten(f.Text, 40)}), lang.L("Close"), container.NewVScroll(box), fyne.NewSize(560, 360))
 }
 
 // shorten cuts text to at most n runes, marking the cut.
@@ -508,9 +508,9 @@ type factRow struct {
 func newFactRow() fyne.CanvasObject {
 	r := &factRow{text: widget.NewLabel(""), meta: caption("")}
 	r.text.Truncation = fyne.TextTruncateEllipsis
-	r.edit = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), nil)
-	r.forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), nil)
-	r.restore = widget.NewButtonWithIcon("Restore", theme.ContentUndoIcon(), nil)
+	r.edit = widget.NewButtonWithIcon(lang.L("Edit"), theme.DocumentCreateIcon(), nil)
+	r.forget = widget.NewButtonWithIcon(lang.L("Forget"), theme.DeleteIcon(), nil)
+	r.restore = widget.NewButtonWithIcon(lang.L("Restore"), theme.ContentUndoIcon(), nil)
 	for _, b := range []*widget.Button{r.edit, r.forget, r.restore} {
 		b.Importance = widget.LowImportance
 	}
@@ -526,7 +526,7 @@ func newFactRow() fyne.CanvasObject {
 func (r *factRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(r.content) }
 
 func (r *factRow) showLoading() {
-	r.text.SetText("Loading…")
+	r.text.SetText(lang.L("Loading…"))
 	r.meta.SetText("")
 	r.conflict.Hide()
 	r.edit.Hide()
@@ -536,16 +536,16 @@ func (r *factRow) showLoading() {
 
 func (r *factRow) show(f engine.FactView, conflicts []engine.ContradictionPair) {
 	r.text.SetText(display.Block(f.Text))
-	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format("2 Jan 2006 15:04"))
+	meta := fmt.Sprintf("#%d · %s · %s", f.ID, f.Space, f.CreatedAt.Local().Format(lang.L("2 Jan 2006 15:04")))
 	if f.Status != factActive {
 		meta += " · " + statusWord(f.Status)
 	}
 	if f.SupersededBy != 0 {
-		meta += fmt.Sprintf(" by #%d", f.SupersededBy)
+		meta += lang.L(" by #{{.ID}}", tmpl{"ID": f.SupersededBy})
 	}
 	r.meta.SetText(meta)
 	if len(conflicts) > 0 && f.Status == factActive {
-		r.conflict.SetText(fmt.Sprintf("contradicts %d", len(conflicts)))
+		r.conflict.SetText(lang.L("contradicts {{.Count}}", tmpl{"Count": len(conflicts)}))
 		r.conflict.Show()
 	} else {
 		r.conflict.Hide()
@@ -563,9 +563,9 @@ func (r *factRow) show(f engine.FactView, conflicts []engine.ContradictionPair) 
 func statusWord(status string) string {
 	switch status {
 	case factDeleted:
-		return "forgotten"
+		return lang.L("forgotten")
 	case factSuperseded:
-		return "superseded"
+		return lang.L("superseded")
 	}
 	return status
 }

@@ -3,12 +3,12 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -50,8 +50,8 @@ func newOllamaPanel(t *tasks, path string, test OllamaTestFunc) *ollamaPanel {
 	p.host.SetPlaceHolder(config.Default().Ollama.Host)
 	p.model = widget.NewEntry()
 	p.model.SetPlaceHolder(config.Default().Ollama.Model)
-	p.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), p.saveSettings)
-	p.check = widget.NewButtonWithIcon("Test connection", theme.ConfirmIcon(), p.testConnection)
+	p.save = widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), p.saveSettings)
+	p.check = widget.NewButtonWithIcon(lang.L("Test connection"), theme.ConfirmIcon(), p.testConnection)
 	if test == nil {
 		p.check.Hide()
 	}
@@ -59,16 +59,16 @@ func newOllamaPanel(t *tasks, path string, test OllamaTestFunc) *ollamaPanel {
 	p.result.Wrapping = fyne.TextWrapWord
 	p.result.Hide()
 
-	help := "Saved to " + path + ". memdesk uses a new host or model from its next start; OLLAMA_HOST and MEMDESK_OLLAMA_* in the environment override the file."
+	help := lang.L("Saved to {{.Path}}. memdesk uses a new host or model from its next start; OLLAMA_HOST and MEMDESK_OLLAMA_* in the environment override the file.", tmpl{"Path": path})
 	if path == "" {
-		help = "No configuration file was given, so these settings cannot be saved here."
+		help = lang.L("No configuration file was given, so these settings cannot be saved here.")
 		p.save.Disable()
 		p.host.Disable()
 		p.model.Disable()
 	}
 	helpLabel := hint(help)
 	helpLabel.Wrapping = fyne.TextWrapWord
-	form := widget.NewForm(widget.NewFormItem("Host", p.host), widget.NewFormItem("Model", p.model))
+	form := widget.NewForm(widget.NewFormItem(lang.L("Host"), p.host), widget.NewFormItem(lang.L("Model"), p.model))
 	p.content = container.NewVBox(form, helpLabel, container.NewHBox(p.save, p.check), p.result)
 	return p
 }
@@ -85,7 +85,7 @@ func (p *ollamaPanel) load() {
 		l, err := config.Load(path, nil)
 		p.t.do(func() {
 			if err != nil {
-				p.show(widget.DangerImportance, "Could not read the settings: "+configSentence(err))
+				p.show(widget.DangerImportance, lang.L("Could not read the settings: {{.Error}}", tmpl{"Error": configSentence(err)}))
 				return
 			}
 			p.host.SetText(l.Config.Ollama.Host)
@@ -111,12 +111,12 @@ func (p *ollamaPanel) saveSettings() {
 		p.t.do(func() {
 			p.setBusy(false)
 			if err != nil {
-				p.show(widget.DangerImportance, "Not saved: "+configSentence(err))
+				p.show(widget.DangerImportance, lang.L("Not saved: {{.Error}}", tmpl{"Error": configSentence(err)}))
 				return
 			}
 			p.host.SetText(host)
 			p.model.SetText(model)
-			p.show(widget.SuccessImportance, "Saved. memdesk uses them from its next start.")
+			p.show(widget.SuccessImportance, lang.L("Saved. memdesk uses them from its next start."))
 		})
 	})
 }
@@ -148,7 +148,7 @@ func (p *ollamaPanel) testConnection() {
 		model = config.Default().Ollama.Model
 	}
 	p.setBusy(true)
-	p.show(widget.MediumImportance, fmt.Sprintf("Asking %s for %s…", host, model))
+	p.show(widget.MediumImportance, lang.L("Asking {{.Host}} for {{.Model}}…", tmpl{"Host": host, "Model": model}))
 	test := p.test
 	p.t.start(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, ollamaTestTimeout)
@@ -158,12 +158,12 @@ func (p *ollamaPanel) testConnection() {
 			p.setBusy(false)
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
-				p.show(widget.DangerImportance, fmt.Sprintf("No answer from %s within %v. Is Ollama running there?", host, ollamaTestTimeout))
+				p.show(widget.DangerImportance, lang.L("No answer from {{.Host}} within {{.Timeout}}. Is Ollama running there?", tmpl{"Host": host, "Timeout": ollamaTestTimeout.String()}))
 			case err != nil:
-				p.show(widget.DangerImportance, fmt.Sprintf("Could not use %s at %s: %s. Check that Ollama runs there and the model is pulled (ollama pull %s).",
-					model, host, strings.TrimSuffix(err.Error(), "."), model))
+				p.show(widget.DangerImportance, lang.L("Could not use {{.Model}} at {{.Host}}: {{.Error}}. Check that Ollama runs there and the model is pulled (ollama pull {{.Model}}).",
+					tmpl{"Model": model, "Host": host, "Error": strings.TrimSuffix(err.Error(), ".")}))
 			default:
-				p.show(widget.SuccessImportance, fmt.Sprintf("Connected: %s at %s answered.", model, host))
+				p.show(widget.SuccessImportance, lang.L("Connected: {{.Model}} at {{.Host}} answered.", tmpl{"Model": model, "Host": host}))
 			}
 		})
 	})

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // errNoPageViewer is a PDF viewer that cannot be told a page, or none known.
@@ -76,7 +78,8 @@ func (o pdfPageOpener) openAt(ctx context.Context, path string, page int) (strin
 		return "", fmt.Errorf("%w: %s is the PDF viewer but %s is not on PATH", errNoPageViewer, name, bin)
 	}
 	if err := o.start(full, args...); err != nil {
-		return "", fmt.Errorf("start %s: %w", name, err)
+		// The one error here that reaches the window (docview words the others itself).
+		return "", fmt.Errorf("%s: %w", lang.L("could not start {{.Viewer}}", tmpl{"Viewer": name}), err)
 	}
 	return name, nil
 }

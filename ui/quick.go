@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -30,7 +31,9 @@ const (
 )
 
 // quickHelp names the quick window's keys; it is the note before anything is typed.
-const quickHelp = "Type to search · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers · Esc hides"
+func quickHelp() string {
+	return lang.L("Type to search · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers · Esc hides")
+}
 
 // quickWindow is the small window the global hotkey, the tray and `memdesk quick` bring up:
 // type to search, Enter copies the highlighted hit, Ctrl+Enter opens it in the main window,
@@ -67,17 +70,17 @@ func newQuickWindow(t *tasks, a fyne.App, b Backend, log *slog.Logger, afterWrit
 
 	q.query = newSearchEntry(q.typedKey)
 	q.query.onShortcut = q.typedShortcut
-	q.query.SetPlaceHolder("Search memdesk, or type something to remember…")
+	q.query.SetPlaceHolder(lang.L("Search memdesk, or type something to remember…"))
 	q.query.OnChanged = func(string) {
 		q.selectHit(-1)
 		q.search.typed()
 	}
 	// Truncated, not wrapped: a wrapping label measured before its first layout is one
 	// character wide, and the window, created to fit it, came out 1,850 px tall.
-	q.note = caption(quickHelp)
+	q.note = caption(quickHelp())
 
-	capture := widget.NewButtonWithIcon("Remember (Ctrl+S)", theme.ContentAddIcon(), q.capture)
-	openBtn := widget.NewButtonWithIcon("Open (Ctrl+Enter)", theme.NavigateNextIcon(), q.openSelected)
+	capture := widget.NewButtonWithIcon(lang.L("Remember (Ctrl+S)"), theme.ContentAddIcon(), q.capture)
+	openBtn := widget.NewButtonWithIcon(lang.L("Open (Ctrl+Enter)"), theme.NavigateNextIcon(), q.openSelected)
 	openBtn.Importance = widget.LowImportance
 	top := container.NewVBox(q.query, q.note, q.banner.content)
 	bottom := container.NewHBox(layout.NewSpacer(), openBtn, capture)
@@ -111,7 +114,7 @@ func quickOpen() *desktop.CustomShortcut {
 }
 
 func (q *quickWindow) request() engine.RecallRequest {
-	return engine.RecallRequest{Query: strings.TrimSpace(q.query.Text), K: quickHitCount}
+	return engine.RecallRequest{Query: strings.TrimSpace(q.query.Text), K: quickHitCount, Lang: uiLanguage()}
 }
 
 // showNow brings the window up centred with the keyboard in the search box, the last query
@@ -207,11 +210,11 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 		q.note.Importance = widget.DangerImportance
 		q.note.SetText(sentence(err))
 	case res.Query == "":
-		q.note.SetText(quickHelp)
+		q.note.SetText(quickHelp())
 	case len(res.Hits) == 0:
-		q.note.SetText(nothingRelevant(res) + " Ctrl+S remembers what you typed.")
+		q.note.SetText(lang.L("{{.Nothing}} Ctrl+S remembers what you typed.", tmpl{"Nothing": nothingRelevant(res)}))
 	default:
-		q.note.SetText(plural(len(res.Hits), "hit", "hits") + " · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed")
+		q.note.SetText(lang.L("{{.Hits}} · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")}))
 		for i, h := range res.Hits {
 			card := &tapArea{content: quickCard(h), tapped: func() { q.selectHit(i) },
 				doubleTapped: func() { q.selectHit(i); q.copySelected() }}
@@ -226,10 +229,10 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 
 // quickCard is one hit in a few lines: its source and where it is, then its text.
 func quickCard(h engine.Hit) fyne.CanvasObject {
-	badge := chip("memory", theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
+	badge := chip(lang.L("memory"), theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
 	where := fmt.Sprintf("#%d · %s", h.ID, h.Space)
 	if h.Doc != nil {
-		badge = chip("document", theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
+		badge = chip(lang.L("document"), theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
 		where = docLocation(*h.Doc)
 	}
 	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), quickHitLimit))...)

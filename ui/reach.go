@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -38,7 +38,9 @@ const (
 )
 
 // bindShortcutHint is what to do where memdesk cannot grab a key itself.
-const bindShortcutHint = "bind a shortcut to `memdesk quick` in your desktop's keyboard settings"
+func bindShortcutHint() string {
+	return lang.L("bind a shortcut to `memdesk quick` in your desktop's keyboard settings")
+}
 
 // reach is how memdesk is reached without switching to its window: the system tray, the
 // global hotkey, and the setting that keeps the app in the tray when its window closes.
@@ -70,20 +72,20 @@ func newReach(u *App, keys Hotkeys, noKey string, trayLikely bool) *reach {
 	r.combo = widget.NewEntry()
 	r.combo.SetText(prefs.StringWithFallback(prefHotkey, hotkey.DefaultCombo))
 	r.combo.SetPlaceHolder(hotkey.DefaultCombo)
-	r.apply = widget.NewButton("Apply", func() { r.bind(r.combo.Text) })
+	r.apply = widget.NewButton(lang.L("Apply"), func() { r.bind(r.combo.Text) })
 	r.combo.OnSubmitted = func(string) { r.bind(r.combo.Text) }
 	r.state = widget.NewLabel("")
 	r.state.Wrapping = fyne.TextWrapWord
-	r.trayCheck = widget.NewCheck("Closing the window keeps memdesk in the tray", func(on bool) {
+	r.trayCheck = widget.NewCheck(lang.L("Closing the window keeps memdesk in the tray"), func(on bool) {
 		prefs.SetBool(prefKeepInTray, on)
 	})
 	r.trayCheck.SetChecked(prefs.BoolWithFallback(prefKeepInTray, trayLikely))
-	cli := hint("From a terminal or a launcher, `memdesk quick` opens the quick window (and starts memdesk when it is not running).")
+	cli := hint(lang.L("From a terminal or a launcher, `memdesk quick` opens the quick window (and starts memdesk when it is not running)."))
 	cli.Wrapping = fyne.TextWrapWord
 	comboBox := container.NewGridWrap(fyne.NewSize(220, r.combo.MinSize().Height), r.combo)
 	r.content = container.NewVBox(
-		heading("Reach memdesk from anywhere"),
-		container.NewHBox(widget.NewLabel("Quick window shortcut:"), comboBox, r.apply),
+		heading(lang.L("Reach memdesk from anywhere")),
+		container.NewHBox(widget.NewLabel(lang.L("Quick window shortcut:")), comboBox, r.apply),
 		r.state, cli, r.trayCheck)
 	if keys == nil {
 		r.combo.Disable()
@@ -95,9 +97,9 @@ func newReach(u *App, keys Hotkeys, noKey string, trayLikely bool) *reach {
 
 func noHotkeyText(why string) string {
 	if why == "" {
-		why = "this desktop lets no app grab a key for itself"
+		why = lang.L("this desktop lets no app grab a key for itself")
 	}
-	return fmt.Sprintf("No global shortcut: %s. To open the quick window from anywhere, %s.", why, bindShortcutHint)
+	return lang.L("No global shortcut: {{.Why}}. To open the quick window from anywhere, {{.Hint}}.", tmpl{"Why": why, "Hint": bindShortcutHint()})
 }
 
 // keepInTray reports whether closing the main window should hide it instead of quitting.
@@ -125,7 +127,7 @@ func (r *reach) bind(combo string) {
 	g := &hotkeyGrab{done: make(chan struct{})}
 	r.grab = g
 	r.state.Importance = widget.LowImportance
-	r.state.SetText("Setting up " + combo + "…")
+	r.state.SetText(lang.L("Setting up {{.Combo}}…", tmpl{"Combo": combo}))
 	g.cancel = r.u.tasks.start(func(ctx context.Context) {
 		defer close(g.done)
 		if prev != nil {
@@ -157,30 +159,33 @@ func (r *reach) showGrab(combo string, err error) {
 	r.u.fa.Preferences().SetString(prefHotkey, combo)
 	r.combo.SetText(combo)
 	r.state.Importance = widget.SuccessImportance
-	r.state.SetText(combo + " opens the quick window from anywhere.")
+	r.state.SetText(lang.L("{{.Combo}} opens the quick window from anywhere.", tmpl{"Combo": combo}))
 }
 
 // hotkeyErrorText words a failed grab with what to do next.
 func hotkeyErrorText(combo string, err error) string {
 	switch {
 	case errors.Is(err, hotkey.ErrBadCombo):
-		return fmt.Sprintf("%s. Write modifiers and one key joined by +, e.g. %s.", capitalize(err.Error()), hotkey.DefaultCombo)
+		return lang.L("{{.Error}}. Write modifiers and one key joined by +, e.g. {{.Example}}.", tmpl{"Error": capitalize(err.Error()), "Example": hotkey.DefaultCombo})
 	case errors.Is(err, hotkey.ErrTaken):
-		return fmt.Sprintf("%s is taken by another program: choose another combination, or free it there.", combo)
+		return lang.L("{{.Combo}} is taken by another program: choose another combination, or free it there.", tmpl{"Combo": combo})
 	case errors.Is(err, hotkey.ErrNoX11):
-		return noHotkeyText("there is no X11 display to grab it on (a Wayland session, or no DISPLAY)")
+		return noHotkeyText(lang.L("there is no X11 display to grab it on (a Wayland session, or no DISPLAY)"))
 	}
-	return fmt.Sprintf("%s could not be set up: %s. Try another combination, or %s.", combo, err, bindShortcutHint)
+	return lang.L("{{.Combo}} could not be set up: {{.Error}}. Try another combination, or {{.Hint}}.", tmpl{"Combo": combo, "Error": err.Error(), "Hint": bindShortcutHint()})
 }
 
 // trayMenu is the system tray's menu: the quick actions and Quit.
 func (u *App) trayMenu() *fyne.Menu {
-	quit := fyne.NewMenuItem("Quit", func() { u.fa.Quit() })
+	quit := fyne.NewMenuItem(lang.L("Quit"), func() { u.fa.Quit() })
 	quit.IsQuit = true
 	return fyne.NewMenu("memdesk",
-		fyne.NewMenuItem("Search…", func() { u.showQuick(time.Now()) }),
-		fyne.NewMenuItem("Remember…", func() { u.showQuick(time.Now()); u.quick.note.SetText("Type what to remember and press Ctrl+S.") }),
-		fyne.NewMenuItem("Show memdesk", u.showMain),
+		fyne.NewMenuItem(lang.L("Search…"), func() { u.showQuick(time.Now()) }),
+		fyne.NewMenuItem(lang.L("Remember…"), func() {
+			u.showQuick(time.Now())
+			u.quick.note.SetText(lang.L("Type what to remember and press Ctrl+S."))
+		}),
+		fyne.NewMenuItem(lang.L("Show memdesk"), u.showMain),
 		fyne.NewMenuItemSeparator(),
 		quit)
 }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -59,7 +60,9 @@ type recallScreen struct {
 }
 
 // typeToSearch is the recall note before anything is typed.
-const typeToSearch = "Type to search. Memories and imported documents are searched together."
+func typeToSearch() string {
+	return lang.L("Type to search. Memories and imported documents are searched together.")
+}
 
 // whenPreset is a choice of the "written" selector and how far back it reaches from now
 // (0: since midnight today; -1: any time).
@@ -71,26 +74,60 @@ type whenPreset struct {
 // whenPresets are the "written" selector's choices, in order.
 func whenPresets() []whenPreset {
 	return []whenPreset{
-		{"any time", -1},
-		{"today", 0},
-		{"last 7 days", 7 * 24 * time.Hour},
-		{"last 30 days", 30 * 24 * time.Hour},
-		{"last year", 365 * 24 * time.Hour},
+		{lang.L("any time"), -1},
+		{lang.L("today"), 0},
+		{lang.L("last 7 days"), 7 * 24 * time.Hour},
+		{lang.L("last 30 days"), 30 * 24 * time.Hour},
+		{lang.L("last year"), 365 * 24 * time.Hour},
 	}
 }
 
-// Sort choices of the "sort" selector.
-const (
-	sortRelevance = "relevance"
-	sortNewest    = "newest"
-)
+// selectChoice is one value a selector offers, under the label it shows in the window's language.
+type selectChoice[T any] struct {
+	value T
+	label string
+}
+
+// sourceChoices are the "in" selector's choices, in order.
+func sourceChoices() []selectChoice[engine.Source] {
+	return []selectChoice[engine.Source]{
+		{engine.SourceAll, lang.L("all")},
+		{engine.SourceMemory, lang.L("memory")},
+		{engine.SourceKnowledge, lang.L("knowledge")},
+	}
+}
+
+// sortChoices are the "sort" selector's choices, in order.
+func sortChoices() []selectChoice[engine.Sort] {
+	return []selectChoice[engine.Sort]{
+		{engine.SortRelevance, lang.L("relevance")},
+		{engine.SortNewest, lang.L("newest")},
+	}
+}
+
+// choiceLabels are the labels of choices, for a selector.
+func choiceLabels[T any](choices []selectChoice[T]) []string {
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		labels[i] = c.label
+	}
+	return labels
+}
+
+// chosen is the value of the choice sel shows, the first one when none is selected.
+func chosen[T any](choices []selectChoice[T], sel *widget.Select) T {
+	if i := sel.SelectedIndex(); i > 0 && i < len(choices) {
+		return choices[i].value
+	}
+	return choices[0].value
+}
 
 func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r := &recallScreen{hitList: newHitList(), now: time.Now}
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
-		pending: func() { r.note.SetText("Searching…") }, answer: r.show, answerAgain: r.showAgain}
+		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
-	r.query.SetPlaceHolder("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)")
+	r.query.SetPlaceHolder(lang.L("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)"))
 	r.query.OnChanged = func(string) {
 		// The highlight belongs to the results of the text before this keystroke.
 		r.selectHit(-1)
@@ -98,7 +135,7 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	}
 	r.query.OnSubmitted = func(string) { r.search.now() }
 	r.query.onShortcut = r.typedShortcut
-	r.source = widget.NewSelect([]string{string(engine.SourceAll), string(engine.SourceMemory), string(engine.SourceKnowledge)}, nil)
+	r.source = widget.NewSelect(choiceLabels(sourceChoices()), nil)
 	r.source.SetSelectedIndex(0)
 	r.source.OnChanged = func(string) { r.search.now() }
 	r.space = widget.NewSelectEntry(nil)
@@ -113,12 +150,12 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.when.SetSelectedIndex(0)
 	r.when.OnChanged = func(string) { r.search.now() }
 	r.folder = widget.NewSelectEntry(nil)
-	r.folder.SetPlaceHolder("any folder")
+	r.folder.SetPlaceHolder(lang.L("any folder"))
 	r.folder.OnChanged = func(string) { r.search.typed() }
-	r.order = widget.NewSelect([]string{sortRelevance, sortNewest}, nil)
+	r.order = widget.NewSelect(choiceLabels(sortChoices()), nil)
 	r.order.SetSelectedIndex(0)
 	r.order.OnChanged = func(string) { r.search.now() }
-	r.note = widget.NewLabel(typeToSearch)
+	r.note = widget.NewLabel(typeToSearch())
 	r.note.Importance = widget.LowImportance
 	r.note.Wrapping = fyne.TextWrapWord
 	r.respell = widget.NewButton("", nil)
@@ -126,11 +163,11 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 	r.respell.Hide()
 
 	spaceBox := container.NewGridWrap(fyne.NewSize(150, r.space.MinSize().Height), r.space)
-	controls := container.NewHBox(widget.NewLabel("in"), r.source, widget.NewLabel("space"), spaceBox,
-		widget.NewLabel("written"), r.when, widget.NewLabel("sort"), r.order)
+	controls := container.NewHBox(widget.NewLabel(lang.L("in")), r.source, widget.NewLabel(lang.L("space")), spaceBox,
+		widget.NewLabel(lang.L("written")), r.when, widget.NewLabel(lang.L("sort")), r.order)
 	// The folder takes what room the row has left: paths are long. The objects go in the
 	// order they show, which is the order Tab walks them in (NewBorder puts the centre first).
-	folderLabel := widget.NewLabel("folder")
+	folderLabel := widget.NewLabel(lang.L("folder"))
 	folderBox := container.New(layout.NewBorderLayout(nil, nil, folderLabel, nil), folderLabel, r.folder)
 	filters := container.New(layout.NewBorderLayout(nil, nil, controls, nil), controls, folderBox)
 	top := container.NewVBox(r.query, filters, r.note, container.NewHBox(r.respell))
@@ -140,17 +177,14 @@ func newRecallScreen(t *tasks, b Backend) *recallScreen {
 
 // request is the search the controls describe.
 func (r *recallScreen) request() engine.RecallRequest {
-	req := engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text),
-		Source: engine.Source(r.source.Selected), Folder: strings.TrimSpace(r.folder.Text)}
+	req := engine.RecallRequest{Query: strings.TrimSpace(r.query.Text), Space: strings.TrimSpace(r.space.Text), Lang: uiLanguage(),
+		Source: chosen(sourceChoices(), r.source), Folder: strings.TrimSpace(r.folder.Text), Sort: chosen(sortChoices(), r.order)}
 	if i := r.when.SelectedIndex(); i > 0 {
 		now, back := r.now(), whenPresets()[i].back
 		req.Since = now.Add(-back)
 		if back == 0 {
 			req.Since = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 		}
-	}
-	if r.order.Selected == sortNewest {
-		req.Sort = engine.SortNewest
 	}
 	return req
 }
@@ -468,7 +502,7 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	r.setRows(nil)
 	r.respell.Hide()
 	if suggestion := res.DidYouMean; err == nil && suggestion != "" {
-		r.respell.SetText("Did you mean " + display.Line(suggestion) + "?  Search that")
+		r.respell.SetText(lang.L("Did you mean {{.Suggestion}}?  Search that", tmpl{"Suggestion": display.Line(suggestion)}))
 		r.respell.OnTapped = func() {
 			r.query.SetText(suggestion)
 			r.search.now()
@@ -482,11 +516,11 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 		r.note.SetText(sentence(err))
 		return
 	case res.Query == "":
-		r.note.SetText(typeToSearch)
+		r.note.SetText(typeToSearch())
 		return
 	case len(res.Hits) == 0 && res.Filtered > 0:
 		r.note.Importance = widget.MediumImportance
-		r.note.SetText(fmt.Sprintf("No hit was written then or is in that folder; %s without the filters.", plural(res.Filtered, "hit", "hits")))
+		r.note.SetText(lang.L("No hit was written then or is in that folder; {{.Hits}} without the filters.", tmpl{"Hits": plural(res.Filtered, "hit", "hits")}))
 		return
 	case len(res.Hits) == 0:
 		r.note.Importance = widget.MediumImportance
@@ -495,11 +529,11 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 	}
 	msg := plural(len(res.Hits), "hit", "hits")
 	if res.Filtered > 0 {
-		msg += fmt.Sprintf(" (%d more outside the filters)", res.Filtered)
+		msg += lang.L(" ({{.Count}} more outside the filters)", tmpl{"Count": res.Filtered})
 	}
 	if res.Relaxed {
 		r.note.Importance = widget.WarningImportance
-		msg = "Relaxed: nothing matched every term, so these are the closest " + plural(len(res.Hits), "hit", "hits") + "."
+		msg = lang.L("Relaxed: nothing matched every term, so these are the closest {{.Hits}}.", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")})
 	}
 	r.note.SetText(msg)
 	rows := make([]*resultRow, 0, len(res.Hits))
@@ -513,9 +547,9 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 // nothingRelevant says why a search found nothing.
 func nothingRelevant(res engine.RecallResult) string {
 	if why := res.Floors.Unanswered(); why != "" {
-		return "Nothing relevant: " + why + "."
+		return lang.L("Nothing relevant: {{.Why}}.", tmpl{"Why": why})
 	}
-	return "Nothing relevant."
+	return lang.L("Nothing relevant.")
 }
 
 // hitCard shows one hit: where it is from (and where it stands in a conflict), its text
@@ -525,17 +559,17 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	var badge fyne.CanvasObject
 	var where string
 	if h.Doc != nil {
-		badge = chip("document", theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
+		badge = chip(lang.L("document"), theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
 		where = docLocation(*h.Doc)
 	} else {
-		badge = chip("memory", theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
-		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format("2 Jan 2006"))
+		badge = chip(lang.L("memory"), theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
+		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
 	}
 	actions := container.NewHBox()
 	if open != nil {
-		label := "Edit"
+		label := lang.L("Edit")
 		if h.Doc != nil {
-			label = "Open"
+			label = lang.L("Open")
 		}
 		btn := widget.NewButtonWithIcon(label, theme.NavigateNextIcon(), func() { open(h) })
 		btn.Importance = widget.LowImportance
@@ -553,12 +587,13 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	plain := caption(h.WhyPlain)
 	plain.Truncation = fyne.TextTruncateOff
 	plain.Wrapping = fyne.TextWrapWord
-	details := widget.NewLabel(fmt.Sprintf("%s\nscore %.3f · lexical %.3f · entity %.3f · semantic %.3f",
-		h.Why, h.Score, h.Legs.FTS, h.Legs.Entity, h.Legs.Semantic))
+	details := widget.NewLabel(lang.L("{{.Why}}\nscore {{.Score}} · lexical {{.Lexical}} · entity {{.Entity}} · semantic {{.Semantic}}", tmpl{
+		"Why": h.Why, "Score": fmt.Sprintf("%.3f", h.Score), "Lexical": fmt.Sprintf("%.3f", h.Legs.FTS),
+		"Entity": fmt.Sprintf("%.3f", h.Legs.Entity), "Semantic": fmt.Sprintf("%.3f", h.Legs.Semantic)}))
 	details.Wrapping = fyne.TextWrapWord
 	details.Importance = widget.LowImportance
 
-	fold = widget.NewAccordion(widget.NewAccordionItem("details", details))
+	fold = widget.NewAccordion(widget.NewAccordionItem(lang.L("details"), details))
 	return container.NewVBox(header, text, plain, fold, widget.NewSeparator()), fold
 }
 
@@ -573,11 +608,11 @@ func conflictMark(h engine.Hit) string {
 	for i, c := range h.Conflicts {
 		ids[i] = fmt.Sprintf("#%d", c.FactID)
 	}
-	standing := "older"
+	standing := lang.L("older")
 	if h.Newest() {
-		standing = "newer"
+		standing = lang.L("newer")
 	}
-	return fmt.Sprintf("%s, conflicts with %s", standing, strings.Join(ids, ", "))
+	return lang.L("{{.Standing}}, conflicts with {{.IDs}}", tmpl{"Standing": standing, "IDs": strings.Join(ids, ", ")})
 }
 
 // docLocation reads "Title — path:12–20 › Heading", or for a PDF "Title — path, p. 3:12–20".
@@ -589,7 +624,7 @@ func docLocation(d engine.DocRef) string {
 		s += " — " + d.Path
 	}
 	if d.Page > 0 {
-		s += fmt.Sprintf(", p. %d", d.Page)
+		s += lang.L(", p. {{.Page}}", tmpl{"Page": d.Page})
 	}
 	if d.LineStart > 0 {
 		s += fmt.Sprintf(":%d", d.LineStart)

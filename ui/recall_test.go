@@ -34,7 +34,8 @@ func TestRecallShowsHitsAsYouType(t *testing.T) {
 		wantID   int64
 		wantWhy  string
 	}{
-		{"老王", "老王的生日是三月十二日", wang, "匹配 老王 · 今天写的"},
+		// The explanation is in the window's language (English here), not the query's.
+		{"老王", "老王的生日是三月十二日", wang, "matched 老王 · written today"},
 		{"python build", "CI uses Python 3.12 on the build server", 0, "matched python and build · written today"},
 	}
 	for _, tt := range tests {
@@ -530,13 +531,13 @@ func TestRecallFiltersAndSort(t *testing.T) {
 	}
 
 	r.when.SetSelected("any time")
-	r.order.SetSelected(sortNewest)
+	r.order.SetSelected("newest")
 	want := []string{"orchard apples", "orchard plums need pruning before spring", "orchard pears by the river"}
 	settledOn("newest first", func() bool { return slices.Equal(shownTexts(), want) })
 	if got := r.request().Sort; got != engine.SortNewest {
 		t.Errorf("request sort = %q, want newest", got)
 	}
-	r.order.SetSelected(sortRelevance)
+	r.order.SetSelected("relevance")
 	settledOn("the ranking's order again", func() bool { return slices.Equal(shownTexts(), relevance) })
 
 	// The folder selector offers the documents' folders once the Knowledge list is read.

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -29,11 +30,11 @@ type settingsScreen struct {
 	content  fyne.CanvasObject
 }
 
-func newSettingsScreen(t *tasks, b Backend, win fyne.Window, reach fyne.CanvasObject, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
+func newSettingsScreen(t *tasks, b Backend, win fyne.Window, appearance, reach fyne.CanvasObject, ollama *ollamaPanel, eval *evalPanel) *settingsScreen {
 	s := &settingsScreen{t: t, b: b, win: win, ollama: ollama, eval: eval}
-	s.semantic = widget.NewLabel("off")
+	s.semantic = widget.NewLabel(lang.L("off"))
 	s.semantic.TextStyle.Bold = true
-	semanticHelp := hint("Meaning-based recall through a local Ollama model. While it is not ready, recall uses words and names only.")
+	semanticHelp := hint(lang.L("Meaning-based recall through a local Ollama model. While it is not ready, recall uses words and names only."))
 	semanticHelp.Wrapping = fyne.TextWrapWord
 
 	repairs := container.NewVBox()
@@ -49,26 +50,28 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, reach fyne.CanvasOb
 	s.dbPath.Wrapping = fyne.TextWrapBreak
 	s.stats = widget.NewLabel("")
 	s.stats.Wrapping = fyne.TextWrapWord
-	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), func() {
+	refresh := widget.NewButtonWithIcon(lang.L("Refresh"), theme.ViewRefreshIcon(), func() {
 		if s.onRepaired != nil {
 			s.onRepaired()
 		}
 	})
 
 	s.content = container.NewVScroll(container.NewVBox(
+		appearance,
+		widget.NewSeparator(),
 		reach,
 		widget.NewSeparator(),
-		heading("Semantic recall"),
-		container.NewHBox(widget.NewLabel("State:"), s.semantic), semanticHelp,
+		heading(lang.L("Semantic recall")),
+		container.NewHBox(widget.NewLabel(lang.L("State:")), s.semantic), semanticHelp,
 		ollama.content,
 		widget.NewSeparator(),
-		heading("Repairs"),
+		heading(lang.L("Repairs")),
 		repairs,
 		widget.NewSeparator(),
-		heading("Retrieval quality"),
+		heading(lang.L("Retrieval quality")),
 		eval.content,
 		widget.NewSeparator(),
-		container.NewBorder(nil, nil, nil, refresh, heading("Database")),
+		container.NewBorder(nil, nil, nil, refresh, heading(lang.L("Database"))),
 		s.dbPath, s.stats,
 	))
 	return s
@@ -89,12 +92,14 @@ func (s *settingsScreen) showStats(st engine.Stats, err error) {
 		return
 	}
 	s.dbPath.SetText(st.Path)
-	text := fmt.Sprintf(
-		"%d active memories, %d superseded, %d forgotten\n%d documents in %d chunks\n%d entity rows, %d vectors, %d spaces\n%s on disk · schema version %d",
-		st.FactsActive, st.FactsSuperseded, st.FactsDeleted, st.Documents, st.Chunks,
-		st.EntityRows, st.Vectors, st.Spaces, byteSize(st.FileBytes), st.SchemaVersion)
+	text := lang.L("{{.Active}} active memories, {{.Superseded}} superseded, {{.Forgotten}} forgotten\n"+
+		"{{.Documents}} documents in {{.Chunks}} chunks\n{{.Entities}} entity rows, {{.Vectors}} vectors, {{.Spaces}} spaces\n"+
+		"{{.Size}} on disk · schema version {{.Schema}}", tmpl{
+		"Active": st.FactsActive, "Superseded": st.FactsSuperseded, "Forgotten": st.FactsDeleted,
+		"Documents": st.Documents, "Chunks": st.Chunks, "Entities": st.EntityRows, "Vectors": st.Vectors,
+		"Spaces": st.Spaces, "Size": byteSize(st.FileBytes), "Schema": st.SchemaVersion})
 	if st.SemanticRole != "" {
-		text += fmt.Sprintf("\nSemantic leg: %s, because %s.", st.SemanticRole, st.RoleWhy)
+		text += lang.L("\nSemantic leg: {{.Role}}, because {{.Why}}.", tmpl{"Role": st.SemanticRole, "Why": st.RoleWhy})
 	}
 	s.stats.SetText(text)
 }
@@ -136,23 +141,23 @@ type shownRepair struct {
 }
 
 // shownRepairs are in the order a person reaches for them: check, keep a copy, mend, then
-// the upkeep the app also does in the background.
+// the upkeep the app also does in the background. The words are in the window's language.
 func shownRepairs() []shownRepair {
 	return []shownRepair{
-		{"integrity", repairWords{"Check for damage",
-			"Reads the whole database and its search indexes and reports anything damaged. Changes nothing."}},
-		{"backup", repairWords{"Save a copy",
-			"Saves a complete copy of your memories and documents next to the database file, named with today's date and time."}},
-		{"rebuild-index", repairWords{"Rebuild search",
-			"Rebuilds search from the text you stored, when the check for damage finds a damaged index. Your memories and documents stay as they are."}},
-		{"contradictions", repairWords{"Find contradictions",
-			"Lists memories that contradict each other. Settle each on the Memories screen, where both carry a warning badge."}},
-		{"entities-sweep", repairWords{"Finish reading names",
-			"Reads the names and statements of memories and documents still waiting (the app also does this in the background). Run it again if some are left."}},
-		{"vectors-diagnose", repairWords{"Check meaning search",
-			"Counts the memories and documents that meaning-based search has not read yet or read with a model you no longer use, and what is left of removed ones."}},
-		{"vectors-fix", repairWords{"Update meaning search",
-			"Has the current model read what it has not yet, a batch at a time, and drops what is left of removed ones. Run it again if some are left."}},
+		{"integrity", repairWords{lang.L("Check for damage"),
+			lang.L("Reads the whole database and its search indexes and reports anything damaged. Changes nothing.")}},
+		{"backup", repairWords{lang.L("Save a copy"),
+			lang.L("Saves a complete copy of your memories and documents next to the database file, named with today's date and time.")}},
+		{"rebuild-index", repairWords{lang.L("Rebuild search"),
+			lang.L("Rebuilds search from the text you stored, when the check for damage finds a damaged index. Your memories and documents stay as they are.")}},
+		{"contradictions", repairWords{lang.L("Find contradictions"),
+			lang.L("Lists memories that contradict each other. Settle each on the Memories screen, where both carry a warning badge.")}},
+		{"entities-sweep", repairWords{lang.L("Finish reading names"),
+			lang.L("Reads the names and statements of memories and documents still waiting (the app also does this in the background). Run it again if some are left.")}},
+		{"vectors-diagnose", repairWords{lang.L("Check meaning search"),
+			lang.L("Counts the memories and documents that meaning-based search has not read yet or read with a model you no longer use, and what is left of removed ones.")}},
+		{"vectors-fix", repairWords{lang.L("Update meaning search"),
+			lang.L("Has the current model read what it has not yet, a batch at a time, and drops what is left of removed ones. Run it again if some are left.")}},
 	}
 }
 
@@ -187,8 +192,8 @@ func windowRepair(action, help string) repairWords {
 
 func newRepairRow(s *settingsScreen, action, title, help string) *repairRow {
 	r := &repairRow{s: s, action: action, bar: widget.NewProgressBar(), busy: widget.NewProgressBarInfinite()}
-	r.run = widget.NewButtonWithIcon("Run", theme.MediaPlayIcon(), r.start)
-	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), r.abort)
+	r.run = widget.NewButtonWithIcon(lang.L("Run"), theme.MediaPlayIcon(), r.start)
+	r.cancel = widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), r.abort)
 	r.cancel.Disable()
 	r.bar.Hide()
 	r.busy.Hide()
@@ -255,11 +260,11 @@ func (r *repairRow) finished(res engine.AdminResult, err error) {
 		r.result.SetText(sentence(err))
 	case res.OK:
 		r.result.Importance = widget.SuccessImportance
-		r.result.SetText("OK: " + strings.Join(res.Details, "; ") + ".")
+		r.result.SetText(lang.L("OK: {{.Details}}.", tmpl{"Details": strings.Join(res.Details, "; ")}))
 	default:
 		r.result.Importance = widget.WarningImportance
-		r.result.SetText(fmt.Sprintf("Found %s:\n• %s", plural(len(res.Details), "problem", "problems"),
-			strings.Join(res.Details, "\n• ")))
+		r.result.SetText(lang.L("Found {{.Problems}}:\n• {{.Details}}", tmpl{
+			"Problems": plural(len(res.Details), "problem", "problems"), "Details": strings.Join(res.Details, "\n• ")}))
 	}
 	r.result.Show()
 	if r.s.onRepaired != nil {

@@ -2,9 +2,9 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -74,8 +74,8 @@ func (m *memoriesScreen) move(f engine.FactView, space string) {
 				m.banner.show(widget.DangerImportance, sentence(err), "", nil)
 				return
 			}
-			m.banner.show(widget.SuccessImportance, fmt.Sprintf("Moved #%d to %s.", f.ID, moved.Space),
-				"Undo", func() { m.move(moved, f.Space) })
+			m.banner.show(widget.SuccessImportance, lang.L("Moved #{{.ID}} to {{.Space}}.", tmpl{"ID": f.ID, "Space": moved.Space}),
+				lang.L("Undo"), func() { m.move(moved, f.Space) })
 			m.afterChange()
 		})
 	})

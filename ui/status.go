@@ -2,11 +2,12 @@ package ui
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
@@ -31,7 +32,7 @@ type statusBar struct {
 
 func newStatusBar(t *tasks, source SemanticSource, poll time.Duration) *statusBar {
 	s := &statusBar{t: t, source: source, poll: poll,
-		semantic: hint("semantic: off"), counts: hint("")}
+		semantic: hint(lang.L("semantic: {{.State}}", tmpl{"State": lang.L("off")})), counts: hint("")}
 	s.content = container.NewVBox(widget.NewSeparator(),
 		container.NewHBox(s.semantic, layout.NewSpacer(), s.counts))
 	return s
@@ -41,7 +42,7 @@ func newStatusBar(t *tasks, source SemanticSource, poll time.Duration) *statusBa
 // source a one-method interface that any bootstrap can satisfy.
 func (s *statusBar) start() {
 	if s.source == nil {
-		s.setSemantic("off")
+		s.setSemantic("")
 		return
 	}
 	s.t.start(func(ctx context.Context) {
@@ -63,13 +64,39 @@ func (s *statusBar) start() {
 }
 
 func (s *statusBar) setSemantic(state string) {
-	if state == "" {
-		state = "off"
-	}
-	s.semantic.SetText("semantic: " + state)
+	label := semanticLabel(state)
+	s.semantic.SetText(lang.L("semantic: {{.State}}", tmpl{"State": label}))
 	if s.onSemantic != nil {
-		s.onSemantic(state)
+		s.onSemantic(label)
 	}
+}
+
+// semanticLabel words the semantic leg's state in the window's language. The state is
+// modelboot's (State.String: "offline", "pulling 42%", "failed: <reason>") or the engine's
+// "off", and stays plain text there: its first word is translated here, and what follows
+// (a percentage, a reason) is kept as given. A word this does not know shows as it is.
+func semanticLabel(state string) string {
+	word, rest := state, ""
+	if i := strings.IndexAny(state, " :("); i >= 0 {
+		word, rest = state[:i], state[i:]
+	}
+	switch word {
+	case "", "off":
+		word = lang.L("off")
+	case "starting":
+		word = lang.L("starting")
+	case "offline":
+		word = lang.L("offline")
+	case "pulling":
+		word = lang.L("pulling")
+	case "warming":
+		word = lang.L("warming")
+	case "ready":
+		word = lang.L("ready")
+	case "failed":
+		word = lang.L("failed")
+	}
+	return word + rest
 }
 
 // refreshStats reloads the counts; an older answer arriving late is dropped.
@@ -95,13 +122,14 @@ func (s *statusBar) refreshStats(b Backend) {
 }
 
 func countsLine(st engine.Stats) string {
-	return fmt.Sprintf("%s · %s · %s", plural(st.FactsActive, "memory", "memories"),
-		plural(st.Documents, "document", "documents"), plural(st.Chunks, "chunk", "chunks"))
+	return lang.L("{{.Memories}} · {{.Documents}} · {{.Chunks}}", tmpl{"Memories": plural(st.FactsActive, "memory", "memories"),
+		"Documents": plural(st.Documents, "document", "documents"), "Chunks": plural(st.Chunks, "chunk", "chunks")})
 }
 
+// plural counts n things in the window's language: "1 memory", "3 memories", "3 条记忆". The
+// translations are keyed by the English plural ("{{.Count}} memories"); English gives the
+// singular for one, Chinese has a single form. one stays in the call so the key test can
+// check the English singular.
 func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return lang.N("{{.Count}} "+many, n, tmpl{"Count": n})
 }

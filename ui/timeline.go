@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -52,7 +53,7 @@ type timelineRow struct {
 func newTimelineView(t *tasks, b timelineReader) *timelineView {
 	v := &timelineView{t: t, b: b, now: time.Now}
 	v.list = widget.NewList(func() int { return len(v.rows) }, newTimelineRowWidget, v.updateRow)
-	v.empty = widget.NewLabel("No memories yet. Write one below and press Ctrl+Enter.")
+	v.empty = widget.NewLabel(lang.L("No memories yet. Write one below and press Ctrl+Enter."))
 	v.empty.Alignment = fyne.TextAlignCenter
 	v.empty.Importance = widget.LowImportance
 	v.empty.Hide()
@@ -165,17 +166,36 @@ func (v *timelineView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	v.bind(w.fact, r.fact)
 }
 
-// dayHeader names a day as a person reads it: "Today", "Yesterday", else "Mon 30 Nov 2026".
+// dayHeader names a day as a person reads it: "Today", "Yesterday", else the date in the
+// window's language (dayName).
 func dayHeader(day, now time.Time) string {
 	now = now.In(day.Location())
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, day.Location())
 	switch {
 	case day.Equal(today):
-		return "Today"
+		return lang.L("Today")
 	case day.Equal(today.AddDate(0, 0, -1)):
-		return "Yesterday"
+		return lang.L("Yesterday")
 	}
-	return day.Format("Mon 2 Jan 2006")
+	return dayName(day, now)
+}
+
+// chineseWeekdays are the weekdays' short Chinese names (周日 … 周六) by time.Weekday.
+const chineseWeekdays = "日一二三四五六"
+
+// dayName is a day with its weekday as a calendar says it in the window's language:
+// "Mon 30 Nov 2026" in English; "11月30日 周一" in Chinese, which puts the year in front
+// ("2025年11月30日 周一") only when it is not now's. Go's layouts name months and weekdays in
+// English only, so the Chinese form is built from the numbers.
+func dayName(day, now time.Time) string {
+	if uiLanguage() != langChinese {
+		return day.Format("Mon 2 Jan 2006")
+	}
+	layout := "1月2日"
+	if day.Year() != now.Year() {
+		layout = "2006年1月2日"
+	}
+	return day.Format(layout) + " 周" + string([]rune(chineseWeekdays)[day.Weekday()])
 }
 
 // timelineRowWidget is one row of the timeline: a day's header or a memory.

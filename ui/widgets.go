@@ -4,7 +4,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -27,8 +26,7 @@ func newSubmitEntry(onSubmit func()) *submitEntry {
 
 // TypedShortcut takes Ctrl+Enter and leaves every other shortcut to the entry.
 func (e *submitEntry) TypedShortcut(s fyne.Shortcut) {
-	if cs, ok := s.(*desktop.CustomShortcut); ok && cs.Modifier == fyne.KeyModifierShortcutDefault &&
-		(cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) {
+	if isSubmitShortcut(s) {
 		if e.onSubmit != nil {
 			e.onSubmit()
 		}

@@ -76,7 +76,15 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 		}
 	}()
 	keys, noKey := c.hotkeys()
-	u := ui.New(app.NewWithID(appID), ui.Options{Backend: e, Logger: c.log,
+	a := app.NewWithID(appID)
+	// Fyne's lang package takes the window's language only from the environment's locale,
+	// so the language chosen in Settings goes there, before the window's words are loaded.
+	if l := ui.LanguageOverride(a); l != "" {
+		if err := os.Setenv("LANGUAGE", l); err != nil {
+			c.log.Warn("the language chosen in Settings cannot be applied", "err", err)
+		}
+	}
+	u := ui.New(a, ui.Options{Backend: e, Logger: c.log,
 		Semantic: ui.SemanticFunc(e.SemanticState), ConfigPath: c.cfg.Path, TestOllama: c.testOllama,
 		Hotkeys: keys, NoHotkeyWhy: noKey, TrayLikely: c.trayLikely(ctx)})
 	if ln != nil {
