@@ -247,6 +247,40 @@ func (r *repairRow) abort() {
 	}
 }
 
+// windowSteps words a repair's next steps as the window offers them (its buttons and
+// screens, never the CLI's commands or flags), one line each after a newline, or "".
+func windowSteps(res engine.AdminResult) string {
+	var b strings.Builder
+	for _, s := range res.Next {
+		if line := windowStep(res.Action, s); line != "" {
+			b.WriteString("\n" + line)
+		}
+	}
+	return b.String()
+}
+
+// windowStep is one next step in the window's words; "" for a step the window has nothing
+// to offer for (the CLI's verbose log). The window runs a repair's every pass it can per
+// press, so a step that asks for all of them is "press Run again".
+func windowStep(action string, s engine.AdminStep) string {
+	switch s.Kind {
+	case engine.StepRun:
+		if s.Action == action {
+			return lang.L("Press Run again to finish.")
+		}
+		return lang.L("Then run “{{.Repair}}” below.", tmpl{"Repair": windowRepair(s.Action, "").title})
+	case engine.StepBackupFirst:
+		return lang.L("First save a copy with “{{.Repair}}”.", tmpl{"Repair": windowRepair("backup", "").title})
+	case engine.StepSettle:
+		return lang.L("Settle each pair on the Memories screen: Keep new, Keep old or Keep both.")
+	case engine.StepOpenCopy:
+		return lang.L("Keep it somewhere safe: it holds all your memories and documents.")
+	case engine.StepWaitForModel:
+		return lang.L("The meaning model must be ready first: see its state above.")
+	}
+	return ""
+}
+
 func (r *repairRow) finished(res engine.AdminResult, err error) {
 	r.stop = nil
 	r.run.Enable()
@@ -260,11 +294,11 @@ func (r *repairRow) finished(res engine.AdminResult, err error) {
 		r.result.SetText(sentence(err))
 	case res.OK:
 		r.result.Importance = widget.SuccessImportance
-		r.result.SetText(lang.L("OK: {{.Details}}.", tmpl{"Details": strings.Join(res.Details, "; ")}))
+		r.result.SetText(lang.L("OK: {{.Details}}.", tmpl{"Details": strings.Join(res.Details, "; ")}) + windowSteps(res))
 	default:
 		r.result.Importance = widget.WarningImportance
 		r.result.SetText(lang.L("Found {{.Problems}}:\n• {{.Details}}", tmpl{
-			"Problems": plural(len(res.Details), "problem", "problems"), "Details": strings.Join(res.Details, "\n• ")}))
+			"Problems": plural(len(res.Details), "problem", "problems"), "Details": strings.Join(res.Details, "\n• ")}) + windowSteps(res))
 	}
 	r.result.Show()
 	if r.s.onRepaired != nil {

@@ -159,3 +159,54 @@ func TestRepairsSpeakThePersonsLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairResultsOfferTheWindowsSteps: after a repair, what to do next is in the window's
+// words (its buttons and screens), never the CLI's commands: the contradictions found are
+// settled on the Memories screen, a saved copy is just kept.
+func TestRepairResultsOfferTheWindowsSteps(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("CI uses Python 3.11", "")
+	h.remember("CI uses Python 3.12", "")
+	rows := map[string]*repairRow{}
+	for _, row := range h.u.settings.repairs {
+		rows[row.action] = row
+	}
+	for action, want := range map[string]string{
+		"contradictions": "Settle each pair on the Memories screen: Keep new, Keep old or Keep both.",
+		"backup":         "Keep it somewhere safe",
+	} {
+		r := rows[action]
+		if r == nil {
+			t.Fatalf("no %s repair", action)
+		}
+		test.Tap(r.run)
+		h.waitFor("the "+action+" result", func() bool { return r.result.Visible() })
+		if !strings.Contains(r.result.Text, want) {
+			t.Errorf("%s result = %q, want it to say %q", action, r.result.Text, want)
+		}
+		for _, cli := range []string{"memdesk ", "--all", "--db", "supersede", "dismiss"} {
+			if strings.Contains(r.result.Text, cli) {
+				t.Errorf("%s result %q shows the CLI's %q", action, r.result.Text, cli)
+			}
+		}
+	}
+}
+
+// TestWindowStepsWordEveryKind: each kind of next step the engine can ask for has window
+// words or is deliberately left out (the CLI's verbose log).
+func TestWindowStepsWordEveryKind(t *testing.T) {
+	for _, tc := range []struct {
+		step engine.AdminStep
+		want string
+	}{
+		{engine.AdminStep{Kind: engine.StepRun, Action: "entities-sweep", All: true}, "Press Run again to finish."},
+		{engine.AdminStep{Kind: engine.StepRun, Action: "rebuild-index"}, "Then run “Rebuild search” below."},
+		{engine.AdminStep{Kind: engine.StepBackupFirst}, "First save a copy with “Save a copy”."},
+		{engine.AdminStep{Kind: engine.StepWaitForModel}, "The meaning model must be ready first: see its state above."},
+		{engine.AdminStep{Kind: engine.StepSeeWhy}, ""},
+	} {
+		if got := windowStep("entities-sweep", tc.step); got != tc.want {
+			t.Errorf("windowStep(%+v) = %q, want %q", tc.step, got, tc.want)
+		}
+	}
+}
