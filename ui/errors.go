@@ -28,6 +28,9 @@ func sentence(err error) string {
 		return lang.L("That took too long and was stopped; try again.")
 	case errors.Is(err, engine.ErrNotFound):
 		return lang.L("That item no longer exists; the list has been refreshed.")
+	case errors.Is(err, engine.ErrDamagedIndex):
+		// The engine's words name the CLI's repair; the window has its own button for it.
+		return lang.L("The search index is damaged; nothing you stored is lost. Settings › Repairs › Rebuild search makes it anew from your stored text.")
 	}
 	msg := err.Error()
 	// The sentinel's own words ("bad request: ", "invalid text: ") are for logs, not people.

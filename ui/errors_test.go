@@ -26,6 +26,9 @@ func TestSentence(t *testing.T) {
 		{"import cancel keeps the engine's count",
 			fmt.Errorf("import cancelled after 2 of 5 files (finished files are kept): %w", context.Canceled),
 			"Import cancelled after 2 of 5 files (finished files are kept)."},
+		{"damaged index names the window's repair, not the CLI's",
+			fmt.Errorf("%w (database disk image is malformed): run `memdesk admin rebuild-index` to rebuild it", engine.ErrDamagedIndex),
+			"The search index is damaged; nothing you stored is lost. Settings › Repairs › Rebuild search makes it anew from your stored text."},
 		{"other", errors.New("disk I/O error"), "Something went wrong: disk I/O error."},
 	}
 	for _, tt := range tests {
