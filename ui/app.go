@@ -237,10 +237,8 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 			u.recall.typedKey(ev)
 		}
 	})
-	// Ctrl+F finds from any screen: the Recall screen, its search box focused and its text
-	// selected, so typing replaces it.
-	u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault},
-		func(fyne.Shortcut) { u.findAnywhere() })
+	// Ctrl+F is View › Find's shortcut (mainMenu): a menu's shortcut reaches the window
+	// first, even while a text box has the keyboard, which a canvas shortcut does not.
 	// Ctrl+Enter confirms the top dialog when no entry in it has the keyboard.
 	for _, s := range submitShortcuts() {
 		u.win.Canvas().AddShortcut(s, func(s fyne.Shortcut) { u.dialogs.typedShortcut(s) })
@@ -322,6 +320,8 @@ func (u *App) mainMenu() *fyne.MainMenu {
 			fyne.NewMenuItem(lang.L("Import folder…"), func() { u.showScreen(screenKnowledge); u.knowledge.chooseFolder() }),
 		}, u.exportMemoriesItems()...)...),
 		fyne.NewMenu(lang.L("View"),
+			u.findItem(),
+			fyne.NewMenuItemSeparator(),
 			screen(lang.L("Recall"), screenRecall, fyne.Key1),
 			screen(lang.L("Memories"), screenMemories, fyne.Key2),
 			screen(lang.L("Knowledge"), screenKnowledge, fyne.Key3),
@@ -336,6 +336,17 @@ func (u *App) showScreen(index int) {
 		return
 	}
 	u.focusScreen()
+}
+
+// findItem is View › Find: Ctrl+F from any screen, even while a text box has the keyboard.
+func (u *App) findItem() *fyne.MenuItem {
+	item := fyne.NewMenuItem(lang.L("Find"), u.findAnywhere)
+	item.Shortcut = findShortcut()
+	return item
+}
+
+func findShortcut() *desktop.CustomShortcut {
+	return &desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}
 }
 
 // findAnywhere shows the Recall screen with its search box focused and its text selected.
