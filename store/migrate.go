@@ -32,6 +32,7 @@ var migrations = []migration{
 	{name: "vector change log", sql: schemaVectorChanges},
 	{name: "term counts of the word indexes", sql: schemaTermCounts},
 	{name: "facts by the time they were written", sql: schemaTimeline},
+	{name: "timeline index of active facts only", sql: schemaActiveTimeline},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -735,4 +736,12 @@ CREATE VIRTUAL TABLE chunks_words_row USING fts5vocab(chunks_words, row);
 // ids are not in that order, and without the index each page sorts every fact.
 const schemaTimeline = `
 CREATE INDEX facts_timeline ON facts(status, created_at, id);
+`
+
+// schemaActiveTimeline (version 15): the timeline reads active facts only, so its index holds
+// only them, keyed by created_at alone: the rowid every index entry ends with is already the
+// id tie-break. The status and id no longer repeat in each entry (2.9 MB at 100k facts).
+const schemaActiveTimeline = `
+DROP INDEX facts_timeline;
+CREATE INDEX facts_timeline ON facts(created_at) WHERE status = 'active';
 `

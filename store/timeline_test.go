@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,42 @@ func TestTimelineReadsOneIndexRange(t *testing.T) {
 	}
 	if _, err := s.TimelineFacts(ctx, "", &TimelineCursor{CreatedAt: time.Now(), ID: 1}, 10); err != nil {
 		t.Errorf("TimelineFacts: %v", err)
+	}
+}
+
+// TestTimelinePagesThroughOneInstant: facts written in the same millisecond (a batch, an
+// import) come newest id first, and a cursor in the middle of them resumes after it: the
+// index orders by created_at, the rowid it ends with breaks the ties.
+func TestTimelinePagesThroughOneInstant(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	at := time.UnixMilli(1_700_000_000_000)
+	var batch []NewFact
+	for _, c := range []string{"a", "b", "c", "d", "e"} {
+		batch = append(batch, NewFact{Content: c, Hash: c, CreatedAt: at, UpdatedAt: at})
+	}
+	ids, _, err := s.AddFacts(ctx, "default", batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	var cursor *TimelineCursor
+	for {
+		page, err := s.TimelineFacts(ctx, "", cursor, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, f := range page {
+			got = append(got, f.ID)
+		}
+		last := page[len(page)-1]
+		cursor = &TimelineCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	want := []int64{ids[4], ids[3], ids[2], ids[1], ids[0]}
+	if !slices.Equal(got, want) {
+		t.Errorf("timeline in pages of 2 = %v, want %v", got, want)
 	}
 }
