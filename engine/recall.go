@@ -449,11 +449,19 @@ func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms
 	}
 	g.source.Substrings = terms
 	g.source.SubstringDF = make([]int, len(terms))
+	// A word of general English stands for itself: "shed" inside "established" is no
+	// evidence for "garden shed", though "shed" starting "shedding" is. Parts of identifiers
+	// and words being typed ("sqlite", "postg") match anywhere, as the fallback is for them.
+	word := make([]bool, len(terms))
+	for i, t := range terms {
+		// Shorter terms already match only as whole words (query.Matched).
+		word[i] = utf8.RuneCountInString(t) >= 3 && background.CommonWord(t)
+	}
 	for _, c := range cands {
 		var mask uint64
 		n := 0
 		for i, t := range terms {
-			if len(query.Matched(c.Text, []string{t})) > 0 {
+			if word[i] && query.AtWordStart(c.Text, t) || !word[i] && len(query.Matched(c.Text, []string{t})) > 0 {
 				mask |= 1 << i
 				g.source.SubstringDF[i]++
 				n++

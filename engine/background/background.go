@@ -72,6 +72,41 @@ func Specificity(t analysis.Term) float64 {
 	return math.Log(en.total)
 }
 
+// commonWordCount is how often a word must occur in the table's 51M words of subtitles to
+// be a word of general English for CommonWord: names, jargon and typos mostly fall below.
+const commonWordCount = 20
+
+// CommonWord reports whether word, a single Latin word as typed, is a word of general
+// English (its stem seen commonWordCount times or more): a person who types it means the
+// word, not a part of a longer one.
+func CommonWord(word string) bool {
+	var stem string
+	for t := range analysis.Terms(word) {
+		if t.Kind != analysis.Word || stem != "" {
+			return false // not one word: an identifier, a number, a CJK run, a phrase
+		}
+		stem = t.Text
+	}
+	if stem == "" || !allLetters(word) {
+		return false
+	}
+	en, err := englishTable()
+	if err != nil {
+		return false
+	}
+	s, ok := en.specificity[stem]
+	return ok && s <= math.Log(en.total/commonWordCount)
+}
+
+func allLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // CJKWord is a content word of a CJK run: where it starts (in characters), how long it is,
 // how specific it is (as Specificity).
 type CJKWord struct {

@@ -180,3 +180,17 @@ func FuzzUnits(f *testing.F) {
 		}
 	})
 }
+
+// TestCommonWord: words of general English are common words; parts of words being typed,
+// identifiers, names the subtitles never say, numbers and CJK are not.
+func TestCommonWord(t *testing.T) {
+	for word, want := range map[string]bool{
+		"shed": true, "garden": true, "control": true, "bread": true, "Running": true,
+		"postg": false, "sqlite": false, "go-sqlite3": false, "pyhton": false,
+		"42": false, "咖啡": false, "two words": false, "": false,
+	} {
+		if got := CommonWord(word); got != want {
+			t.Errorf("CommonWord(%q) = %v, want %v", word, got, want)
+		}
+	}
+}

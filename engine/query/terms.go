@@ -145,6 +145,25 @@ func Matched(text string, terms []string) []string {
 	return out
 }
 
+// AtWordStart reports whether term occurs in text where a word starts: as the word or as
+// the start of a longer one ("shed" in "shedding", not in "established"). Compared as
+// Matched compares.
+func AtWordStart(text, term string) bool {
+	lower := strings.ToLower(text)
+	for from := 0; term != ""; {
+		i := strings.Index(lower[from:], term)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if !wordRuneBefore(lower, i) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
+}
+
 func contains(lowerText, term string) bool {
 	if utf8.RuneCountInString(term) >= 3 || isCJKString(term) {
 		return strings.Contains(lowerText, term)

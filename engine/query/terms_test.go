@@ -177,3 +177,23 @@ func BenchmarkParse(b *testing.B) {
 		Parse("老王喜欢简约风格, and CI uses Python 3.12 with go-sqlite3")
 	}
 }
+
+func TestAtWordStart(t *testing.T) {
+	for _, tc := range []struct {
+		text, term string
+		want       bool
+	}{
+		{"The shed by the gate", "shed", true},
+		{"Shedding leaves", "shed", true},            // the start of a longer word
+		{"well established practice", "shed", false}, // inside one
+		{"established; then shed it", "shed", true},  // a later occurrence counts
+		{"go-sqlite3", "sqlite", true},               // after punctuation a word starts
+		{"咖啡shed", "shed", true},                     // after CJK a Latin word starts
+		{"", "shed", false},
+		{"anything", "", false},
+	} {
+		if got := AtWordStart(tc.text, tc.term); got != tc.want {
+			t.Errorf("AtWordStart(%q, %q) = %v, want %v", tc.text, tc.term, got, tc.want)
+		}
+	}
+}
