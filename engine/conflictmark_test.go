@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -79,5 +80,62 @@ func TestKeepBothSilencesARestatement(t *testing.T) {
 	}
 	if len(res.SimilarTo) != 0 {
 		t.Errorf("edit after keeping both reports similar_to %v, want nothing", res.SimilarTo)
+	}
+}
+
+// TestConflictMarksGoByTimeWritten: a memory imported with its own, older time is the older
+// of a pair even though its id is the newer (the export's round trip keeps times).
+func TestConflictMarksGoByTimeWritten(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	current := add(t, e, RememberRequest{Text: "CI uses Python 3.12 on the build server"}).FactID
+	at := time.Date(2019, 3, 1, 9, 0, 0, 0, time.UTC)
+	ex := MemoryExport{Format: MemoryExportFormat, Memories: []ExportedMemory{
+		{Text: "CI uses Python 3.11 on the build server", Space: "default", CreatedAt: at, UpdatedAt: at}}}
+	if _, err := e.ImportMemories(ctx, ex, nil); err != nil {
+		t.Fatalf("ImportMemories: %v", err)
+	}
+	res, err := e.Recall(ctx, RecallRequest{Query: "build server", Source: SourceMemory})
+	if err != nil {
+		t.Fatalf("Recall: %v", err)
+	}
+	var imported int64
+	for _, h := range res.Hits {
+		if h.ID != current {
+			imported = h.ID
+		}
+	}
+	if imported <= current {
+		t.Fatalf("hits %+v: want the imported memory with a higher id than #%d", res.Hits, current)
+	}
+	for _, h := range res.Hits {
+		if len(h.Conflicts) != 1 {
+			t.Fatalf("hit #%d conflicts %+v, want one", h.ID, h.Conflicts)
+		}
+		if wantNewer := h.ID == imported; h.Conflicts[0].Newer != wantNewer {
+			t.Errorf("hit #%d: its conflict #%d marked newer=%v, want %v (the import is from 2019)",
+				h.ID, h.Conflicts[0].FactID, h.Conflicts[0].Newer, wantNewer)
+		}
+	}
+}
+
+func TestWrittenAfter(t *testing.T) {
+	early, late := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		aAt  time.Time
+		aID  int64
+		bAt  time.Time
+		bID  int64
+		want bool
+	}{
+		{late, 1, early, 2, true},       // time decides over ids
+		{early, 9, late, 2, false},      // an import: higher id, older time
+		{late, 3, late, 2, true},        // same time: the id
+		{time.Time{}, 3, late, 2, true}, // unknown time: the id
+		{time.Time{}, 1, early, 2, false},
+	} {
+		if got := WrittenAfter(tc.aAt, tc.aID, tc.bAt, tc.bID); got != tc.want {
+			t.Errorf("WrittenAfter(%v, %d, %v, %d) = %v, want %v", tc.aAt, tc.aID, tc.bAt, tc.bID, got, tc.want)
+		}
 	}
 }

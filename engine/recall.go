@@ -578,10 +578,21 @@ func (e *Engine) markConflicts(ctx context.Context, hits []Hit) error {
 				continue
 			}
 			ba, _ := hygiene.Contradicts(facts[y].triples, facts[x].triples)
-			// Ids grow as facts are written (facts are never removed, only marked).
-			a.Conflicts = append(a.Conflicts, HitConflict{FactID: b.ID, Newer: b.ID > a.ID, Reason: ab.Reason})
-			b.Conflicts = append(b.Conflicts, HitConflict{FactID: a.ID, Newer: a.ID > b.ID, Reason: ba.Reason})
+			bNewer := WrittenAfter(b.CreatedAt, b.ID, a.CreatedAt, a.ID)
+			a.Conflicts = append(a.Conflicts, HitConflict{FactID: b.ID, Newer: bNewer, Reason: ab.Reason})
+			b.Conflicts = append(b.Conflicts, HitConflict{FactID: a.ID, Newer: !bNewer, Reason: ba.Reason})
 		}
 	}
 	return nil
+}
+
+// WrittenAfter reports whether a fact written at aAt with id aID came after one written at
+// bAt with id bID. The time decides: an import keeps each memory's own time, so a memory
+// from 2019 imported today is the older one. The ids decide where a time is unknown (zero)
+// or the same: ids grow as facts are written.
+func WrittenAfter(aAt time.Time, aID int64, bAt time.Time, bID int64) bool {
+	if !aAt.IsZero() && !bAt.IsZero() && !aAt.Equal(bAt) {
+		return aAt.After(bAt)
+	}
+	return aID > bID
 }

@@ -64,26 +64,30 @@ func (a *factActions) edit(id int64, text string) {
 // were written, also after an edit.
 func (a *factActions) showHygiene(done string, id int64, text string, res engine.RememberResult) {
 	var other int64
+	switch {
+	case len(res.Contradicts) > 0:
+		other = res.Contradicts[0].FactID
+	case len(res.SimilarTo) > 0:
+		other = res.SimilarTo[0]
+	}
+	settle := a.settling(engine.FactView{ID: id, Text: text}, engine.FactView{ID: other})
 	var msg string
 	importance := widget.WarningImportance
 	switch {
 	case len(res.Contradicts) > 0:
 		c := res.Contradicts[0]
-		other = c.FactID
 		msg = lang.L("{{.Done}} It conflicts with #{{.Other}} ({{.Age}}) “{{.Text}}”: {{.Reason}}.", tmpl{
-			"Done": done, "Other": other, "Age": age(other, id), "Text": shorten(c.Text, 60), "Reason": c.Reason})
+			"Done": done, "Other": other, "Age": settle.age(other), "Text": shorten(c.Text, 60), "Reason": c.Reason})
 		if n := len(res.Contradicts) - 1; n > 0 {
 			msg += lang.L(" ({{.Count}} more: see the badges)", tmpl{"Count": n})
 		}
 	case len(res.SimilarTo) > 0:
-		other = res.SimilarTo[0]
 		importance = widget.MediumImportance
-		msg = lang.L("{{.Done}} It may say the same as #{{.Other}} ({{.Age}}).", tmpl{"Done": done, "Other": other, "Age": age(other, id)})
+		msg = lang.L("{{.Done}} It may say the same as #{{.Other}} ({{.Age}}).", tmpl{"Done": done, "Other": other, "Age": settle.age(other)})
 	default:
 		a.banner.show(widget.SuccessImportance, done, "", nil)
 		return
 	}
-	settle := a.settling(engine.FactView{ID: id, Text: text}, engine.FactView{ID: other})
 	msg += lang.L(" Keep new keeps #{{.Older}} as history; Keep old forgets #{{.Newer}}; either can be undone.",
 		tmpl{"Older": settle.older.ID, "Newer": settle.newer.ID})
 	a.banner.offer(importance, msg, settle.choices(nil)...)
@@ -96,9 +100,10 @@ type settlement struct {
 	newer, older engine.FactView
 }
 
-// settling orders a pair by when it was written (ids grow as facts are written).
+// settling orders a pair by when each was written (engine.WrittenAfter: an imported memory
+// keeps its own time).
 func (a *factActions) settling(x, y engine.FactView) settlement {
-	if x.ID < y.ID {
+	if !engine.WrittenAfter(x.CreatedAt, x.ID, y.CreatedAt, y.ID) {
 		x, y = y, x
 	}
 	return settlement{a: a, newer: x, older: y}
@@ -123,9 +128,9 @@ func (s settlement) choices(before func()) []choice {
 	}
 }
 
-// age says whether fact other was written before fact id (ids grow as facts are written).
-func age(other, id int64) string {
-	if other < id {
+// age says whether fact id of the pair is the older or the newer one.
+func (s settlement) age(id int64) string {
+	if s.older.ID == id {
 		return lang.L("older")
 	}
 	return lang.L("newer")

@@ -471,7 +471,7 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		}
 		settle := m.acts.settling(f, other)
 		text := widget.NewLabel(lang.L("conflicts with #{{.Other}} ({{.Age}}) “{{.Text}}”\n{{.Reason}}\nKeep new keeps #{{.Older}} as history; Keep old forgets #{{.Newer}}.", tmpl{
-			"Other": other.ID, "Age": age(other.ID, f.ID), "Text": display.Line(other.Text), "Reason": display.Line(p.Reason),
+			"Other": other.ID, "Age": settle.age(other.ID), "Text": display.Line(other.Text), "Reason": display.Line(p.Reason),
 			"Older": settle.older.ID, "Newer": settle.newer.ID}))
 		text.Wrapping = fyne.TextWrapWord
 		buttons := container.NewHBox()

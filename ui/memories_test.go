@@ -338,3 +338,24 @@ func TestMemoriesConflictDialogSettles(t *testing.T) {
 	}
 	h.waitFor("the undo", func() bool { return m.banner.action.Text == "Undo" && m.banner.action.Visible() })
 }
+
+// TestSettlingGoesByTimeWritten: Keep new keeps the memory written last, by its time: an
+// imported one from 2019 is the older even with the higher id.
+func TestSettlingGoesByTimeWritten(t *testing.T) {
+	a := &factActions{}
+	now := time.Now()
+	imported := engine.FactView{ID: 9, CreatedAt: time.Date(2019, 3, 1, 0, 0, 0, 0, time.UTC)}
+	current := engine.FactView{ID: 3, CreatedAt: now}
+	for _, s := range []settlement{a.settling(imported, current), a.settling(current, imported)} {
+		if s.newer.ID != 3 || s.older.ID != 9 {
+			t.Errorf("settling: newer #%d, older #%d; want newer #3 (written now), older #9 (2019)", s.newer.ID, s.older.ID)
+		}
+		if s.age(9) != "older" || s.age(3) != "newer" {
+			t.Errorf("age: #9 %q, #3 %q; want older, newer", s.age(9), s.age(3))
+		}
+	}
+	// Without times (a fact just written, reported by id only) the ids decide.
+	if s := a.settling(engine.FactView{ID: 4}, engine.FactView{ID: 7}); s.newer.ID != 7 {
+		t.Errorf("settling by id: newer #%d, want #7", s.newer.ID)
+	}
+}
