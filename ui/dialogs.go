@@ -43,6 +43,11 @@ func (ds *dialogs) show(d dialog.Dialog, size fyne.Size, confirm func()) {
 	if !size.IsZero() {
 		d.Resize(size)
 	}
+	// The window's focus comes back when a dialog goes: a box that had it (a filter, the
+	// search box) would then get the Space that pressed the dialog's button, after the key
+	// had done its work. So nothing of the window keeps it. This must come before Show: the
+	// Unfocus below runs on the dialog's layer and leaves the window's own focus as it was.
+	ds.win.Canvas().Unfocus()
 	d.Show()
 	top := overlays.Top()
 	if top == nil || top == below {

@@ -480,11 +480,6 @@ func (m *memoriesScreen) showConflicts(f engine.FactView, pairs []engine.Contrad
 		}
 		box.Add(container.NewVBox(text, buttons, widget.NewSeparator()))
 	}
-	// The window's focus comes back when the dialog goes: a box that had it (the filter)
-	// would then get the Space that pressed Keep new, after the key had done its work.
-	// This must come before the dialog shows: the helper's own Unfocus runs after, on the
-	// dialog's layer, and leaves the window's focus (which the dialog hands back) as it was.
-	m.win.Canvas().Unfocus()
 	d = m.dialogs.showCustom(lang.L("#{{.ID}} “{{.Text}}” contradicts", tmpl{"ID": f.ID, "Text": shorten(f.Text, 40)}), lang.L("Close"), container.NewVScroll(box), fyne.NewSize(560, 360))
 }
 
