@@ -66,33 +66,19 @@ func newTimelineView(t *tasks, b timelineReader) *timelineView {
 // reads the first page and goes to the top.
 func (v *timelineView) reload(keep bool) {
 	v.gen++
-	gen := v.gen
 	limit := 0
 	if keep {
 		limit = min(max(v.loadedFacts(), factPageSize), 2000)
 	}
-	req := engine.TimelineRequest{Space: v.space(), Limit: limit}
 	offset := v.list.GetScrollOffset()
-	v.loading = true
-	v.t.start(func(ctx context.Context) {
-		page, err := v.b.Timeline(ctx, req)
-		v.t.do(func() {
-			if gen != v.gen {
-				return
-			}
-			v.loading = false
-			if err != nil {
-				v.failed(err)
-				return
-			}
-			v.rows, v.next = nil, nil
-			v.add(page)
-			if keep {
-				v.list.ScrollToOffset(offset)
-			} else {
-				v.list.ScrollToTop()
-			}
-		})
+	v.fetch(engine.TimelineRequest{Space: v.space(), Limit: limit}, func(page engine.TimelinePage) {
+		v.rows, v.next = nil, nil
+		v.add(page)
+		if keep {
+			v.list.ScrollToOffset(offset)
+		} else {
+			v.list.ScrollToTop()
+		}
 	})
 }
 
@@ -101,9 +87,14 @@ func (v *timelineView) more() {
 	if v.loading || v.next == nil {
 		return
 	}
-	v.loading = true
+	v.fetch(engine.TimelineRequest{Space: v.space(), Before: v.next}, v.add)
+}
+
+// fetch reads a page in the background and hands it to use on the UI goroutine, unless a
+// newer reload overtook it; an error goes to failed.
+func (v *timelineView) fetch(req engine.TimelineRequest, use func(engine.TimelinePage)) {
 	gen := v.gen
-	req := engine.TimelineRequest{Space: v.space(), Before: v.next}
+	v.loading = true
 	v.t.start(func(ctx context.Context) {
 		page, err := v.b.Timeline(ctx, req)
 		v.t.do(func() {
@@ -115,7 +106,7 @@ func (v *timelineView) more() {
 				v.failed(err)
 				return
 			}
-			v.add(page)
+			use(page)
 		})
 	})
 }
