@@ -482,6 +482,10 @@ func TestRecallFiltersAndSort(t *testing.T) {
 	h := newHarness(t, Options{}, nil)
 	ctx := context.Background()
 	now := time.Now()
+	// "today" is since local midnight: the newest memory is written between midnight and
+	// now, whenever the test runs (an hour ago was yesterday in the first hour of a day).
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	earlierToday := min(time.Hour, now.Sub(midnight)/2)
 	var ex engine.MemoryExport
 	ex.Format = engine.MemoryExportFormat
 	for _, m := range []struct {
@@ -490,7 +494,7 @@ func TestRecallFiltersAndSort(t *testing.T) {
 	}{
 		{"orchard pears by the river", 400 * 24 * time.Hour},
 		{"orchard plums need pruning before spring", 20 * 24 * time.Hour},
-		{"orchard apples", time.Hour},
+		{"orchard apples", earlierToday},
 	} {
 		at := now.Add(-m.age)
 		ex.Memories = append(ex.Memories, engine.ExportedMemory{Text: m.text, Space: "default", CreatedAt: at, UpdatedAt: at})
