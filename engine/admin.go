@@ -270,7 +270,7 @@ func (e *Engine) Warm(ctx context.Context) {
 }
 
 // warmPostings is how many postings of common words Warm caches per kind (1.5 MB; the
-// lexicon's cache holds 32 times as many). Over 64k real chunks, a quarter of a million took
+// lexicon's cache holds 8 times as many). Over 64k real chunks, a quarter of a million took
 // the slowest first search of a new word from 130 to 50 ms (BenchmarkTypeToResults50k); four
 // times as many gained little more for twice the start-up work.
 const warmPostings = 1 << 18
