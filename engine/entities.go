@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/memdesk/memdesk/engine/entity"
@@ -43,6 +44,10 @@ func (e *Engine) LoadEntities(ctx context.Context) error {
 		x, err := entity.New(context.WithoutCancel(ctx))
 		if err == nil {
 			e.releaseModelPages()
+			// Decoding the models left about as much garbage as they hold: hand it back now,
+			// once, rather than let the heap keep it until the scavenger comes round (the
+			// window's resident set after start-up: 368 -> 317-328 MiB over 64k chunks).
+			debug.FreeOSMemory()
 		}
 		done <- loaded{x, err}
 	}()
