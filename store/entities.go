@@ -114,10 +114,13 @@ func (in *interner) id(ctx context.Context, name string) (int64, error) {
 	return id, nil
 }
 
+// close closes what id prepared. Each is checked: when the second prepare fails (its
+// context cancelled as the app quits) the first is there and the second is not.
 func (in *interner) close() {
-	if in.sel != nil {
-		in.sel.Close()
-		in.ins.Close()
+	for _, st := range []*sql.Stmt{in.sel, in.ins} {
+		if st != nil {
+			st.Close()
+		}
 	}
 }
 
