@@ -85,6 +85,7 @@ func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
 		"integrity":        {help: "check the SQLite file and its full-text indexes", run: e.integrity},
 		"backup":           {help: "write a consistent copy of the database (VACUUM INTO) beside it, or --to FILE", run: e.backup},
+		"compact":          {help: "merge the search indexes and give their free space back to the file system (the app does it by itself after large imports)", run: e.compactAdmin},
 		"rebuild-index":    {help: "rebuild the full-text indexes and entity rows from the stored text (after integrity reports a damaged index)", run: e.rebuildIndex},
 		"entities-sweep":   {help: "re-extract entities and statements that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
 		"contradictions":   {help: "list pairs of active facts that contradict each other, with the reason", run: e.contradictionsAdmin},
@@ -222,7 +223,7 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 
 // Run is the engine's background work for long-lived processes (the app, the MCP server):
 // it completes pending or stale statements (triples), loads the entity extractor, then completes every pending or stale entity row in
-// bounded passes. It then keeps the vectors caught up (see runSemantic), with an Embedder,
+// bounded passes, and compacts the search indexes when enough was written (compact.go). It then keeps the vectors caught up (see runSemantic), with an Embedder,
 // and extracts the entities imports deferred, until ctx is cancelled. The owner cancels ctx
 // and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
@@ -239,6 +240,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
+	wg.Go(func() { e.compactWhenWanted(ctx) })
 	if e.opts.Embedder == nil {
 		<-ctx.Done()
 		return nil

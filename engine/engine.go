@@ -133,9 +133,11 @@ type Engine struct {
 	sweeping atomic.Bool                      // an entity sweep pass is running
 	// entitiesWanted wakes Run's entity sweep after an import that deferred extraction.
 	entitiesWanted chan struct{}
-	vectors        vectorIndex    // the semantic leg's in-memory index
-	lex            *lexicon.Index // the lexical leg's in-memory copy of the word index
-	vocab          vocabulary     // which terms the word index holds, for spelling suggestions
+	// compactWanted wakes Run's compaction of the search indexes after writes.
+	compactWanted chan struct{}
+	vectors       vectorIndex    // the semantic leg's in-memory index
+	lex           *lexicon.Index // the lexical leg's in-memory copy of the word index
+	vocab         vocabulary     // which terms the word index holds, for spelling suggestions
 	// parser reads imported files; it starts PDFium on the first PDF and keeps it for the
 	// rest of the process, since starting it costs seconds.
 	parser *ingest.Parser
@@ -161,7 +163,8 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	}
 	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
-		parser: ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
+		compactWanted: make(chan struct{}, 1),
+		parser:        ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	e.vectors.log = e.log
 	if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)

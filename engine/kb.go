@@ -154,6 +154,11 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 			req.Progress(progress)
 		}
 	}
+	if res.Added+res.Updated > 0 {
+		// A large import leaves the indexes in many segments; a one-shot CLI import has no
+		// Run to compact them later.
+		e.compactIfDue(ctx)
+	}
 	e.log.Info("import finished", "added", res.Added, "updated", res.Updated,
 		"unchanged", res.Unchanged, "duplicate", res.Duplicate, "skipped", res.Skipped, "failed", res.Failed, "conflicts", len(res.Conflicts))
 	return res, nil

@@ -92,6 +92,7 @@ func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResu
 	if err != nil {
 		return RememberResult{}, err
 	}
+	defer e.wantCompaction()
 	if req.Supersedes < 0 {
 		return RememberResult{}, fmt.Errorf("%w: supersedes must be a fact id", ErrBadRequest)
 	}
@@ -139,6 +140,7 @@ func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchI
 	if err != nil {
 		return nil, err
 	}
+	defer e.wantCompaction()
 	out := make([]RememberBatchResult, len(texts))
 	type prepared struct {
 		start, end int

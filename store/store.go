@@ -203,8 +203,10 @@ func createDatabase(ctx context.Context, path string) (created bool, err error) 
 		return false, err
 	}
 	// journal_mode(wal) writes the header (and WAL's file format version) into the file
-	// itself; closing the only connection removes the -wal and -shm it made.
-	db, err := driver.Open("file:" + (&url.URL{Path: tmpPath}).EscapedPath() + "?_pragma=journal_mode(wal)")
+	// itself; closing the only connection removes the -wal and -shm it made. auto_vacuum can
+	// only be chosen before the first table: incremental, so the pages a compaction frees
+	// go back to the file system (ReleaseFreePages).
+	db, err := driver.Open("file:" + (&url.URL{Path: tmpPath}).EscapedPath() + "?_pragma=auto_vacuum(incremental)&_pragma=journal_mode(wal)")
 	if err != nil {
 		return false, err
 	}

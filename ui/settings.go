@@ -150,6 +150,8 @@ func shownRepairs() []shownRepair {
 			lang.L("Saves a complete copy of your memories and documents next to the database file, named with today's date and time.")}},
 		{"rebuild-index", repairWords{lang.L("Rebuild search"),
 			lang.L("Rebuilds search from the text you stored, when the check for damage finds a damaged index. Your memories and documents stay as they are.")}},
+		{"compact", repairWords{lang.L("Free disk space"),
+			lang.L("Tidies the search index and gives the space it no longer needs back to the disk (the app also does this after large imports). Your memories and documents stay as they are.")}},
 		{"contradictions", repairWords{lang.L("Find contradictions"),
 			lang.L("Lists memories that contradict each other. Settle each on the Memories screen, where both carry a warning badge.")}},
 		{"entities-sweep", repairWords{lang.L("Finish reading names"),
