@@ -72,7 +72,7 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 			}
 			now := nowMillis()
 			res, err := tx.ExecContext(ctx, insertFact, space, f.Content, f.Hash, now, now, ents.rules, ents.ids, ents.count,
-				tripleRules(f.Triples), statementsBlob(f.Triples))
+				tripleRules(f.Triples), statementsBlob(f.Triples, f.Content))
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 				updated = f.UpdatedAt.UnixMilli()
 			}
 			res, err := stmt.ExecContext(ctx, space, f.Content, f.Hash, created, updated, ents.rules, ents.ids, ents.count,
-				tripleRules(f.Triples), statementsBlob(f.Triples))
+				tripleRules(f.Triples), statementsBlob(f.Triples, f.Content))
 			if err != nil {
 				return err
 			}
@@ -239,7 +239,7 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 		if err := putEntities(ctx, tx, in, KindFact, id, nf.Entities); err != nil {
 			return err
 		}
-		return putTriples(ctx, tx, id, nf.Triples)
+		return putTriples(ctx, tx, id, content, nf.Triples)
 	})
 	if err != nil {
 		return false, fmt.Errorf("edit fact %d: %w", id, err)

@@ -150,15 +150,47 @@ func TestStatementKeysLeftByAnEditAnswerNothing(t *testing.T) {
 	}
 }
 
-func TestEncodeTriplesRoundTrip(t *testing.T) {
-	list := []Triple{{Subject: "ci", Predicate: "use", Object: "python 3.12"}, {Subject: "老王", Predicate: "喜欢", Object: "", Negated: true}}
-	if got := DecodeTriples(EncodeTriples(list)); !cmp.Equal(got, list) {
-		t.Errorf("round trip = %+v, want %+v", got, list)
+func TestStatementsRoundTrip(t *testing.T) {
+	cases := []struct {
+		content string
+		list    []Triple
+	}{
+		{"CI uses Python 3.12 for the build", []Triple{{Subject: "ci", Predicate: "use for build", Object: "python 3.12"}}},
+		{"老王不喜欢咖啡，老王住在北京", []Triple{{Subject: "老王", Predicate: "喜欢", Object: "咖啡", Negated: true}, {Subject: "老王", Predicate: "住在", Object: "北京"}}},
+		// Strings the text does not hold, empty ones, and a text too short for any piece.
+		{"ab", []Triple{{Subject: "ｃｉ", Predicate: "", Object: "zzz"}}},
+		{"", []Triple{{Subject: "x", Predicate: "use", Object: "café"}}},
 	}
-	b := EncodeTriples(list)
-	for cut := range b {
-		if got := DecodeTriples(b[:cut]); len(got) > len(list) {
-			t.Fatalf("a truncated blob decoded to %d statements", len(got))
+	for _, c := range cases {
+		b := encodeStatements(c.list, c.content)
+		if got := decodeStatements(b, c.content); !cmp.Equal(got, c.list) {
+			t.Errorf("round trip over %q = %+v, want %+v", c.content, got, c.list)
 		}
+		for cut := range b {
+			if got := decodeStatements(b[:cut], c.content); len(got) >= len(c.list) {
+				t.Fatalf("a blob cut at %d of %d bytes decoded to %d statements", cut, len(b), len(got))
+			}
+		}
+		// Read against another text (an edit that did not rewrite them), the pieces come
+		// out as other strings or not at all, never out of bounds.
+		_ = decodeStatements(b, "x")
 	}
+	content := "Alice uses GitHub Actions for the mobile app in Tokyo (ticket OPS-5)"
+	list := []Triple{{Subject: "alice", Predicate: "use for mobile app in tokyo (ticket ops-5", Object: "github actions"}}
+	whole := len(encodeStatementsV9(list))
+	if got := len(encodeStatements(list, content)); got*3 > whole {
+		t.Errorf("statements cut from their text take %d bytes as pieces, %d whole; want a third or less", got, whole)
+	}
+}
+
+func FuzzStatements(f *testing.F) {
+	f.Add("CI uses Python 3.12", "ci", "use", "python 3.12", []byte{5, 1, 2})
+	f.Add("老王不喜欢咖啡", "老王", "喜欢", "咖啡", []byte{})
+	f.Fuzz(func(t *testing.T, content, subject, predicate, object string, junk []byte) {
+		list := []Triple{{Subject: subject, Predicate: predicate, Object: object, Negated: len(junk)%2 == 1}}
+		if got := decodeStatements(encodeStatements(list, content), content); !cmp.Equal(got, list) {
+			t.Fatalf("round trip = %+v, want %+v", got, list)
+		}
+		_ = decodeStatements(junk, content) // must not panic
+	})
 }

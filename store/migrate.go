@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 )
 
@@ -33,6 +34,7 @@ var migrations = []migration{
 	{name: "term counts of the word indexes", sql: schemaTermCounts},
 	{name: "facts by the time they were written", sql: schemaTimeline},
 	{name: "timeline index of active facts only", sql: schemaActiveTimeline},
+	{name: "statements as pieces of their fact's text", then: statementsAsPieces},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -210,8 +212,10 @@ func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err 
 			return nil
 		}
 		m := ms[version]
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migrate to version %d (%s): %w", version+1, m.name, err)
+		if m.sql != "" {
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("migrate to version %d (%s): %w", version+1, m.name, err)
+			}
 		}
 		if m.then != nil {
 			if err := m.then(ctx, tx); err != nil {
@@ -523,7 +527,7 @@ func internEntities(ctx context.Context, tx *sql.Tx) error {
 // to a third. Without row sizes FTS5 cannot delete by rowid alone, so the triggers give it
 // the old text (through memdesk_words for the word index) to delete.
 //
-// A fact's statements move into its row (statements, a blob: EncodeTriples), and the index
+// A fact's statements move into its row (statements, a blob: encodeStatementsV9), and the index
 // contradictions are looked up by keeps 64 bits of (subject, predicate) and the fact id
 // (statement_keys), not the texts twice. A key is never deleted: a lookup reads the
 // candidate's statements and keeps only the exact ones, so a key left by an edit costs a
@@ -642,7 +646,7 @@ func packStatements(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for _, id := range order {
-		if err := writeStatements(ctx, tx, id, byFact[id]); err != nil {
+		if err := writeStatementsV9(ctx, tx, id, byFact[id]); err != nil {
 			return err
 		}
 	}
@@ -745,3 +749,105 @@ const schemaActiveTimeline = `
 DROP INDEX facts_timeline;
 CREATE INDEX facts_timeline ON facts(created_at) WHERE status = 'active';
 `
+
+// writeStatementsV9 is writeStatements as schema v9 to v15 stored statements: the strings
+// whole (encodeStatementsV9). The v9 migration keeps writing that form, which the v16
+// migration reads.
+func writeStatementsV9(ctx context.Context, tx *sql.Tx, factID int64, list []Triple) error {
+	var blob []byte
+	if len(list) > 0 {
+		blob = encodeStatementsV9(list)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE facts SET statements = ? WHERE id = ?`, blob, factID); err != nil {
+		return err
+	}
+	for _, t := range list {
+		if _, err := tx.ExecContext(ctx, insertStatementKey, statementKey(t.Subject, t.Predicate), factID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeStatementsV9 is the statements column of schema v9 to v15: for each statement its
+// subject, predicate and object as uvarint-prefixed strings, then 1 for a negated one, else 0.
+func encodeStatementsV9(list []Triple) []byte {
+	var b []byte
+	for _, t := range list {
+		for _, s := range []string{t.Subject, t.Predicate, t.Object} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+		neg := byte(0)
+		if t.Negated {
+			neg = 1
+		}
+		b = append(b, neg)
+	}
+	return b
+}
+
+// decodeStatementsV9 reads a column written by encodeStatementsV9; a damaged tail is dropped.
+func decodeStatementsV9(b []byte) []Triple {
+	var out []Triple
+	for len(b) > 0 {
+		var parts [3]string
+		for i := range parts {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || uint64(len(b)-k) < n {
+				return out
+			}
+			parts[i] = string(b[k : k+int(n)])
+			b = b[k+int(n):]
+		}
+		if len(b) == 0 {
+			return out
+		}
+		out = append(out, Triple{Subject: parts[0], Predicate: parts[1], Object: parts[2], Negated: b[0] == 1})
+		b = b[1:]
+	}
+	return out
+}
+
+// statementsAsPieces rewrites every fact's statements column from whole strings to pieces
+// of the fact's text (encodeStatements): the same statements in a quarter of the bytes.
+func statementsAsPieces(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, content, statements FROM facts WHERE statements IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	type packed struct {
+		id   int64
+		blob []byte
+	}
+	var out []packed
+	for rows.Next() {
+		var id int64
+		var content string
+		var blob []byte
+		if err := rows.Scan(&id, &content, &blob); err != nil {
+			rows.Close()
+			return err
+		}
+		var pieces []byte
+		if list := decodeStatementsV9(blob); len(list) > 0 {
+			pieces = encodeStatements(list, content)
+		}
+		out = append(out, packed{id, pieces})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, `UPDATE facts SET statements = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, p := range out {
+		if _, err := stmt.ExecContext(ctx, p.blob, p.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
