@@ -19,9 +19,11 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/ingest"
 	"github.com/memdesk/memdesk/engine/lexicon"
+	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
@@ -156,7 +158,7 @@ type Engine struct {
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
-		WordsVersion: analysis.Version, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout,
+		WordsVersion: analysis.Version, Substrings: indexSubstrings, SubstringsVersion: substringsVersion, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout,
 		CreateDirs: opts.CreateDirs})
 	if err != nil {
 		return nil, err
@@ -181,6 +183,18 @@ func indexWords(text string) string {
 	words, _ := analysis.IndexText(text)
 	return words
 }
+
+// indexSubstrings is a text as the trigram index stores it: what only a substring search
+// finds in it (query.SubstringText), common words told by the English word table.
+func indexSubstrings(text string) string {
+	return query.SubstringText(text, background.CommonWord)
+}
+
+// substringsVersion names indexSubstrings' rules: bump it whenever they can give another
+// text for the same input (query.SubstringText, background.CommonWord's table or bar), so
+// every trigram index is rebuilt under the new ones, as its deletes must see what its
+// inserts saw.
+const substringsVersion = 1
 
 // Close releases the database.
 func (e *Engine) Close() error {

@@ -447,6 +447,24 @@ func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms
 	if err != nil {
 		return list, err
 	}
+	// The trigram index holds no common words (query.SubstringText): a word starting with
+	// a term is found through the word index's terms that start with it, whether the term is
+	// a common word ("shed": shedding) or a word being typed ("backgr": background).
+	if prefix := query.PrefixExpr(terms); prefix != "" {
+		more, err := e.st.WordCandidates(ctx, kind, prefix, sc)
+		if err != nil {
+			return list, err
+		}
+		seen := make(map[int64]bool, len(cands))
+		for _, c := range cands {
+			seen[c.ID] = true
+		}
+		for _, c := range more {
+			if !seen[c.ID] {
+				cands = append(cands, c)
+			}
+		}
+	}
 	g.source.Substrings = terms
 	g.source.SubstringDF = make([]int, len(terms))
 	// A word of general English stands for itself: "shed" inside "established" is no

@@ -35,6 +35,7 @@ var migrations = []migration{
 	{name: "facts by the time they were written", sql: schemaTimeline},
 	{name: "timeline index of active facts only", sql: schemaActiveTimeline},
 	{name: "statements as pieces of their fact's text", then: statementsAsPieces},
+	{name: "trigram indexes of what only a substring search finds", sql: schemaSubstrings},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -851,3 +852,40 @@ func statementsAsPieces(ctx context.Context, tx *sql.Tx) error {
 	}
 	return nil
 }
+
+// The trigram indexes keep only what a substring search alone can find (the engine's
+// query.SubstringText, through memdesk_substrings): identifiers, numbers and rarer words,
+// not CJK runs or common words, which the word indexes answer. The triggers give FTS5 the
+// same rewrite of the old text to delete. Open refills both indexes under the rules'
+// version (ensureSubstrings) right after this migration, as the words index is.
+const schemaSubstrings = `
+DROP TRIGGER facts_fts_insert;
+DROP TRIGGER facts_fts_update;
+DROP TRIGGER facts_fts_delete;
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts WHEN new.status = 'active' BEGIN
+	INSERT INTO facts_fts(rowid, content) VALUES (new.id, memdesk_substrings(new.content));
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, status ON facts BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, content) SELECT 'delete', old.id, memdesk_substrings(old.content) WHERE old.status = 'active';
+	INSERT INTO facts_fts(rowid, content) SELECT new.id, memdesk_substrings(new.content) WHERE new.status = 'active';
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts WHEN old.status = 'active' BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, content) VALUES ('delete', old.id, memdesk_substrings(old.content));
+END;
+
+DROP TRIGGER chunks_fts_insert;
+DROP TRIGGER chunks_fts_update;
+DROP TRIGGER chunks_fts_delete;
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, memdesk_substrings(new.text));
+END;
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, memdesk_substrings(old.text));
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.id, memdesk_substrings(new.text));
+END;
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, memdesk_substrings(old.text));
+END;
+
+DELETE FROM meta WHERE key = 'substrings_version';
+`

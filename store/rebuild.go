@@ -17,8 +17,8 @@ func IsCorrupt(err error) bool { return errors.Is(err, sqlite3.CORRUPT) }
 // stored text, as its triggers would have: every index is contentless, so the text it was
 // made from lives only in facts and chunks.
 var fullTextIndexes = []struct{ name, refill string }{
-	{"facts_fts", `INSERT INTO facts_fts(rowid, content) SELECT id, content FROM facts WHERE status = 'active'`},
-	{"chunks_fts", `INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks`},
+	{"facts_fts", `INSERT INTO facts_fts(rowid, content) SELECT id, memdesk_substrings(content) FROM facts WHERE status = 'active'`},
+	{"chunks_fts", `INSERT INTO chunks_fts(rowid, text) SELECT id, memdesk_substrings(text) FROM chunks`},
 	{"facts_words", `INSERT INTO facts_words(rowid, words) SELECT id, memdesk_words(content) FROM facts WHERE status = 'active'`},
 	{"chunks_words", `INSERT INTO chunks_words(rowid, words) SELECT id, memdesk_words(text) FROM chunks`},
 }

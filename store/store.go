@@ -72,6 +72,13 @@ type Options struct {
 	// WordsVersion names the Words analysis; a database indexed under another version has
 	// its word indexes rebuilt on open.
 	WordsVersion int
+	// Substrings rewrites a text for the trigram index (memdesk_substrings in SQL): what only
+	// a substring search can find in it. It must be deterministic, as the index's deletes
+	// give it the old text again; nil indexes the text as it is.
+	Substrings func(string) string
+	// SubstringsVersion names the Substrings rules; a database indexed under others has its
+	// trigram indexes rebuilt on open.
+	SubstringsVersion int
 	// TraceSQL, when set, is told the text of every statement each connection runs (a
 	// diagnostic: the recall-path plan test reads what recall really asks).
 	TraceSQL func(sql string)
@@ -159,6 +166,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, openError(abs, err)
 	}
 	if err := s.ensureWords(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	if err := s.ensureSubstrings(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
@@ -350,6 +361,17 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 	if err != nil {
 		return err
 	}
+	substrings := s.opts.Substrings
+	if substrings == nil {
+		substrings = func(s string) string { return s }
+	}
+	err = c.CreateFunction("memdesk_substrings", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+			ctx.ResultText(substrings(arg[0].Text()))
+		})
+	if err != nil {
+		return err
+	}
 	return c.CreateFunction("memdesk_dedupe", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
 		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
 			ctx.ResultInt64(dedupeKey(arg[0].Text()))
@@ -357,35 +379,51 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 }
 
 // ensureWords (re)builds the word-level indexes when they were made by another analysis
-// version, or never made. It runs in one transaction, so readers see the old index or the
-// new one.
+// version, or never made.
 func (s *Store) ensureWords(ctx context.Context) error {
-	want := fmt.Sprint(s.opts.WordsVersion)
-	// The common case, an index already built by this analysis, needs no write lock.
+	return s.ensureIndexVersion(ctx, "words_version", s.opts.WordsVersion, "word index", []string{
+		`INSERT INTO facts_words(facts_words) VALUES ('delete-all')`,
+		`INSERT INTO chunks_words(chunks_words) VALUES ('delete-all')`,
+		`INSERT INTO facts_words(rowid, words) SELECT id, memdesk_words(content) FROM facts WHERE status = 'active'`,
+		`INSERT INTO chunks_words(rowid, words) SELECT id, memdesk_words(text) FROM chunks`,
+	})
+}
+
+// ensureSubstrings (re)builds the trigram indexes when they were made by other substring
+// rules, or before there were any (schema v17).
+func (s *Store) ensureSubstrings(ctx context.Context) error {
+	return s.ensureIndexVersion(ctx, "substrings_version", s.opts.SubstringsVersion, "substring index", []string{
+		`INSERT INTO facts_fts(facts_fts) VALUES ('delete-all')`,
+		`INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')`,
+		`INSERT INTO facts_fts(rowid, content) SELECT id, memdesk_substrings(content) FROM facts WHERE status = 'active'`,
+		`INSERT INTO chunks_fts(rowid, text) SELECT id, memdesk_substrings(text) FROM chunks`,
+	})
+}
+
+// ensureIndexVersion runs rebuild when meta's key does not hold version, then records it.
+// It runs in one transaction, so readers see the old index or the new one.
+func (s *Store) ensureIndexVersion(ctx context.Context, key string, version int, what string, rebuild []string) error {
+	want := fmt.Sprint(version)
+	// The common case, an index already built under this version, needs no write lock.
 	var current string
-	if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'words_version'`).Scan(&current); err == nil && current == want {
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&current); err == nil && current == want {
 		return nil
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var have string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'words_version'`).Scan(&have)
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&have)
 		if err == nil && have == want {
 			return nil
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("read word index version: %w", err)
+			return fmt.Errorf("read %s version: %w", what, err)
 		}
-		for _, q := range []string{
-			`INSERT INTO facts_words(facts_words) VALUES ('delete-all')`,
-			`INSERT INTO chunks_words(chunks_words) VALUES ('delete-all')`,
-			`INSERT INTO facts_words(rowid, words) SELECT id, memdesk_words(content) FROM facts WHERE status = 'active'`,
-			`INSERT INTO chunks_words(rowid, words) SELECT id, memdesk_words(text) FROM chunks`,
-		} {
+		for _, q := range rebuild {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("rebuild word index: %w", err)
+				return fmt.Errorf("rebuild %s: %w", what, err)
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('words_version', ?)`, want)
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, key, want)
 		return err
 	})
 }

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/memdesk/memdesk/engine/analysis"
 )
 
 // MaxTerms caps the distinct terms taken from one query. A pasted page would otherwise make
@@ -244,3 +246,98 @@ func TrigramExpr(terms []string) string {
 
 // IsCJKTerm reports whether a term is written in a CJK script.
 func IsCJKTerm(t string) bool { return isCJKString(t) }
+
+// SubstringText is text as the trigram index keeps it: what only a search for substrings
+// can find. CJK runs go, since every CJK substring a query asks for is reached through the
+// word index's bigrams first (the trigram fallback runs only when no text holds any of
+// them, and then no text holds the substring either). Plain words that common says are
+// ordinary language go too: the word index finds them whole and by their start, and a
+// common word is never looked for inside a longer one. Identifiers, numbers and rarer
+// words stay, so part of go-sqlite3, PostgreSQL or OPS-4242 is still found. A run that
+// goes leaves one space, so no trigram spans the gap as if the words around it touched.
+func SubstringText(text string, common func(word string) bool) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	copied := 0 // text before this is written (or dropped)
+	gap := func(start, end int) {
+		b.WriteString(text[copied:start])
+		if s := b.String(); s == "" || s[len(s)-1] != ' ' {
+			b.WriteByte(' ')
+		}
+		for end < len(text) && text[end] == ' ' {
+			end++
+		}
+		copied = end
+	}
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case IsCJK(r):
+			end := i + n
+			for end < len(text) {
+				r, m := utf8.DecodeRuneInString(text[end:])
+				if !IsCJK(r) {
+					break
+				}
+				end += m
+			}
+			gap(i, end)
+			i = end
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			end, plain := i, true
+			for end < len(text) {
+				r, m := utf8.DecodeRuneInString(text[end:])
+				if r == '.' || r == '-' || r == '_' {
+					// A joiner inside a word makes an identifier; one at its end is punctuation.
+					if next, _ := utf8.DecodeRuneInString(text[end+m:]); end+m < len(text) && isWordRune(next) && !IsCJK(next) {
+						plain = false
+						end += m
+						continue
+					}
+					break
+				}
+				if IsCJK(r) || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) {
+					break
+				}
+				if unicode.IsDigit(r) {
+					plain = false
+				}
+				end += m
+			}
+			if plain && common(text[i:end]) {
+				gap(i, end)
+			}
+			i = end
+		default:
+			i += n
+		}
+	}
+	b.WriteString(text[copied:])
+	return b.String()
+}
+
+// PrefixExpr builds an FTS5 MATCH expression for the word index that finds the words
+// starting with one of terms: each Latin term folded as the index folds words, quoted, as a
+// prefix ("backgr" *), ORed. CJK terms are left out (the index holds their characters and
+// bigrams, asked for whole); "" when none is left.
+func PrefixExpr(terms []string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if isCJKString(t) {
+			continue
+		}
+		f := analysis.Fold(t)
+		if f == "" || seen[f] || strings.ContainsFunc(f, unicode.IsSpace) {
+			continue
+		}
+		seen[f] = true
+		if b.Len() > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		b.WriteString(`" *`)
+	}
+	return b.String()
+}

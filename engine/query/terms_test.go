@@ -197,3 +197,49 @@ func TestAtWordStart(t *testing.T) {
 		}
 	}
 }
+
+func TestSubstringText(t *testing.T) {
+	common := func(w string) bool {
+		switch strings.ToLower(w) {
+		case "the", "garden", "shed", "uses", "for", "background", "in":
+			return true
+		}
+		return false
+	}
+	for _, c := range []struct{ in, want string }{
+		{"The garden shed", " "},
+		{"CI uses go-sqlite3 for the PostgreSQL backups", "CI go-sqlite3 PostgreSQL backups"},
+		{"ticket OPS-4242, Python 3.12.", "ticket OPS-4242, Python 3.12."},
+		{"老王喜欢 nginx 在北京", " nginx "},
+		{"background-music and background.", "background-music and ."},
+		{"shed_2 shed2 shed", "shed_2 shed2 "},
+		{"", ""},
+	} {
+		if got := SubstringText(c.in, common); got != c.want {
+			t.Errorf("SubstringText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzSubstringText(f *testing.F) {
+	f.Add("CI uses go-sqlite3 在北京 for PostgreSQL.")
+	f.Add("a-\xffb 3.1_")
+	f.Fuzz(func(t *testing.T, text string) {
+		common := func(w string) bool { return len(w)%2 == 0 }
+		got := SubstringText(text, common)
+		if len(got) > len(text)+1 {
+			t.Fatalf("SubstringText(%q) = %q: longer than its text", text, got)
+		}
+		for _, r := range got {
+			if IsCJK(r) {
+				t.Fatalf("SubstringText(%q) = %q keeps CJK", text, got)
+			}
+		}
+		// What is kept is kept whole: the identifiers and rarer words of the text.
+		for _, w := range strings.Fields(got) {
+			if !strings.Contains(text, w) {
+				t.Fatalf("SubstringText(%q) = %q: %q is not in the text", text, got, w)
+			}
+		}
+	})
+}
