@@ -70,3 +70,32 @@ func TestAdminCompact(t *testing.T) {
 		t.Errorf("recall after compacting = %v, before %v", after, before)
 	}
 }
+
+// TestSubstringIndexFollowsEdits: the trigram index holds a rewrite of each text
+// (indexSubstrings), and its deletes must see the same rewrite: after adds, edits and
+// deletes through the engine the index is exactly what the facts say.
+func TestSubstringIndexFollowsEdits(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	a := remember(t, e, "", "The garden shed holds the go-sqlite3 manual and 老王的咖啡")
+	b := remember(t, e, "", "Rupert deprecated PostgreSQL 16 for the CI pipeline")
+	if _, err := e.Remember(ctx, RememberRequest{Action: ActionEdit, ID: a, Text: "The garden shed holds the modernc-sqlite manual"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Remember(ctx, RememberRequest{Action: ActionForget, ID: b}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Admin(ctx, AdminRequest{Action: "integrity"})
+	if err != nil || !res.OK {
+		t.Fatalf("integrity after edits = %+v, %v", res, err)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "moderncsql"}); len(got) != 0 {
+		t.Errorf("recall moderncsql = %v, want nothing", got)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "ernc"}); !slices.Equal(got, []int64{a}) {
+		t.Errorf("recall ernc (inside the edited identifier) = %v, want [%d]", got, a)
+	}
+	if got := recallIDs(t, e, RecallRequest{Query: "greSQL"}); len(got) != 0 {
+		t.Errorf("recall greSQL after its fact was deleted = %v, want nothing", got)
+	}
+}
