@@ -61,9 +61,9 @@ func (in *interner) columns(ctx context.Context, ents *Entities) (entityColumns,
 // not seen. Ids are never reused (names are never deleted), but one seen in a transaction that
 // rolls back is gone, so the cache lives no longer than the transaction.
 type interner struct {
-	tx       *sql.Tx
-	sel, ins *sql.Stmt
-	known    map[string]int64
+	tx             *sql.Tx
+	sel, next, ins *sql.Stmt
+	known          map[string]int64
 }
 
 func newInterner(tx *sql.Tx) *interner { return &interner{tx: tx, known: map[string]int64{}} }
@@ -94,18 +94,23 @@ func (in *interner) id(ctx context.Context, name string) (int64, error) {
 		if in.sel, err = in.tx.PrepareContext(ctx, `SELECT id FROM entity_names WHERE name = ?`); err != nil {
 			return 0, err
 		}
-		if in.ins, err = in.tx.PrepareContext(ctx, `INSERT INTO entity_names(name) VALUES (?)`); err != nil {
+		// The table is keyed by name alone (each name stored once), so the next id is a
+		// counter of its own, taken inside the writer's transaction.
+		if in.next, err = in.tx.PrepareContext(ctx, `UPDATE meta SET value = CAST(value AS INTEGER) + 1
+			WHERE key = 'entity_next_id' RETURNING CAST(value AS INTEGER) - 1`); err != nil {
+			return 0, err
+		}
+		if in.ins, err = in.tx.PrepareContext(ctx, `INSERT INTO entity_names(name, id) VALUES (?, ?)`); err != nil {
 			return 0, err
 		}
 	}
 	var id int64
 	err = in.sel.QueryRowContext(ctx, name).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		res, ierr := in.ins.ExecContext(ctx, name)
-		if ierr != nil {
-			return 0, ierr
+		if err = in.next.QueryRowContext(ctx).Scan(&id); err != nil {
+			return 0, fmt.Errorf("number a new entity name: %w", err)
 		}
-		id, err = res.LastInsertId()
+		_, err = in.ins.ExecContext(ctx, name, id)
 	}
 	if err != nil {
 		return 0, err
@@ -117,7 +122,7 @@ func (in *interner) id(ctx context.Context, name string) (int64, error) {
 // close closes what id prepared. Each is checked: when the second prepare fails (its
 // context cancelled as the app quits) the first is there and the second is not.
 func (in *interner) close() {
-	for _, st := range []*sql.Stmt{in.sel, in.ins} {
+	for _, st := range []*sql.Stmt{in.sel, in.next, in.ins} {
 		if st != nil {
 			st.Close()
 		}
@@ -170,7 +175,8 @@ func (s *Store) EntityNameIDs(ctx context.Context, names []string) (map[string]i
 	return out, rows.Err()
 }
 
-// EntityNames returns the names of ids.
+// EntityNames returns the names of ids. The names are keyed by name alone, so it reads them
+// all: for tests and diagnostics, never a recall.
 func (s *Store) EntityNames(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(ids))
 	if len(ids) == 0 {

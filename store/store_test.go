@@ -447,9 +447,32 @@ func TestEntities(t *testing.T) {
 	if len(ids) != 3 || ids["nobody"] != 0 {
 		t.Fatalf("EntityNameIDs = %v, want three names and no id for nobody", ids)
 	}
+	if distinct := map[int64]bool{ids["老王"]: true, ids["风格"]: true, ids["老李"]: true}; len(distinct) != 3 {
+		t.Fatalf("EntityNameIDs = %v: three names share ids", ids)
+	}
+	// A rolled-back transaction's names are gone, and the counter with them: the next
+	// name's id is new all the same.
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newInterner(tx)
+	if _, err := in.id(ctx, "rolled back"); err != nil {
+		t.Fatal(err)
+	}
+	in.close()
+	tx.Rollback()
+	zhang, _, _ := s.AddFact(ctx, "default", NewFact{Content: "老张", Hash: "h4", Entities: ents("老张")})
+	more, err := s.EntityNameIDs(ctx, []string{"老张", "rolled back"})
+	if err != nil || len(more) != 1 || more["老张"] <= ids["老李"] || more["老张"] <= ids["老王"] || more["老张"] <= ids["风格"] {
+		t.Fatalf("EntityNameIDs after a rollback = %v, %v; want only 老张, numbered after %v", more, err, ids)
+	}
+	if _, err := s.SetFactStatus(ctx, zhang, StatusDeleted); err != nil {
+		t.Fatal(err)
+	}
 	var names int
-	if err := s.db.QueryRow(`SELECT count(*) FROM entity_names`).Scan(&names); err != nil || names != 3 {
-		t.Errorf("entity_names rows = %d (%v), want 3", names, err)
+	if err := s.db.QueryRow(`SELECT count(*) FROM entity_names`).Scan(&names); err != nil || names != 4 {
+		t.Errorf("entity_names rows = %d (%v), want 4", names, err)
 	}
 	owners, _, err := s.OwnersByID(ctx, KindFact, []int64{wang, li, pending})
 	if err != nil {
