@@ -77,8 +77,8 @@ func TestRecallPathUsesIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The store's own functions, for statements that call them: a plan does not run them.
-	for _, name := range []string{"memdesk_words", "memdesk_wlen", "memdesk_dedupe"} {
-		if err := db.CreateFunction(name, 1, sqlite3.DETERMINISTIC, func(ctx sqlite3.Context, _ ...sqlite3.Value) { ctx.ResultInt(0) }); err != nil {
+	for name, args := range map[string]int{"memdesk_words": 1, "memdesk_wlen": 1, "memdesk_dedupe": 1, "memdesk_spaced": 2, "memdesk_substrings": 1} {
+		if err := db.CreateFunction(name, args, sqlite3.DETERMINISTIC, func(ctx sqlite3.Context, _ ...sqlite3.Value) { ctx.ResultInt(0) }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -74,6 +74,18 @@ func TestSpacesMoveAndRename(t *testing.T) {
 	if len(found("okapi review", "job")) == 0 || len(found("okapi review", "work")) != 0 || len(found("standup Fuji", "job")) == 0 {
 		t.Errorf("after the rename: job finds %v and %v, work finds %v", found("okapi review", "job"), found("standup Fuji", "job"), found("okapi review", "work"))
 	}
+	// A memory's twin is told by its content in its space, wherever the memory came from.
+	for _, tc := range []struct{ text, space, want string }{
+		{"Standup is at 09:30 in room Fuji", "job", StatusDuplicate}, // renamed with its space
+		{"Standup is at 09:30 in room Fuji", "work", StatusAdded},    // the old name is empty
+		{"The pelican colony nests on the north pier", "home", StatusDuplicate},
+		{"The pelican colony nests on the north pier", "", StatusAdded},
+	} {
+		res, err := e.Remember(ctx, RememberRequest{Text: tc.text, Space: tc.space})
+		if err != nil || res.Status != tc.want {
+			t.Errorf("Remember(%q in %q) = %s, %v; want %s", tc.text, tc.space, res.Status, err, tc.want)
+		}
+	}
 	kb, err := e.KBList(ctx, "job")
 	if err != nil || len(kb.Documents) != 1 {
 		t.Errorf("documents of job: %+v, %v", kb.Documents, err)

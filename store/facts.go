@@ -33,7 +33,7 @@ type Fact struct {
 	UpdatedAt time.Time
 	// SupersededBy is the fact that replaced this one (status superseded), else 0.
 	SupersededBy int64
-	dedupe       int64 // the dedupe key (dedupeKey of its content hash)
+	dedupe       int64 // the dedupe key (dedupeKey of its content hash, spaced: spacedKey)
 }
 
 const factColumns = `id, space, content, dedupe, status, created_at, updated_at, coalesce(superseded_by, 0)`
@@ -102,7 +102,7 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 // insertFact writes a new active fact with its entities and its length in index terms, in
 // one row write: the triggers then index it.
 const insertFact = `INSERT INTO facts(space, content, dedupe, status, created_at, updated_at, entity_rules, entity_ids, entity_count, triple_rules, statements, wlen)
-	VALUES (?1, ?2, memdesk_dedupe(?3), 'active', ?4, ?5, ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2))`
+	VALUES (?1, ?2, memdesk_spaced(memdesk_dedupe(?3), ?1), 'active', ?4, ?5, ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2))`
 
 // NewFact is one fact of a batch write.
 type NewFact struct {
@@ -183,7 +183,7 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 }
 
 // activeByHashQuery finds the active fact of a space with a content hash (by its dedupe key).
-const activeByHashQuery = `SELECT id FROM facts WHERE space = ? AND dedupe = memdesk_dedupe(?) AND status = 'active'`
+const activeByHashQuery = `SELECT id FROM facts WHERE dedupe = memdesk_spaced(memdesk_dedupe(?2), ?1) AND status = 'active' AND space = ?1`
 
 func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, error) {
 	return scanID(tx.QueryRowContext(ctx, activeByHashQuery, space, hash))
@@ -191,7 +191,7 @@ func activeByHash(ctx context.Context, tx *sql.Tx, space, hash string) (int64, e
 
 // activeByKey finds the active fact of a space with a dedupe key.
 func activeByKey(ctx context.Context, tx *sql.Tx, space string, key int64) (int64, error) {
-	return scanID(tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE space = ? AND dedupe = ? AND status = 'active'`, space, key))
+	return scanID(tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE dedupe = ?2 AND status = 'active' AND space = ?1`, space, key))
 }
 
 // scanID reads one id, 0 when there is no row.
@@ -229,7 +229,7 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 				return &DuplicateError{ExistingID: other}
 			}
 		}
-		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, dedupe = memdesk_dedupe(?2), updated_at = ?3, wlen = memdesk_wlen(?1) WHERE id = ?4`,
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, dedupe = memdesk_spaced(memdesk_dedupe(?2), space), updated_at = ?3, wlen = memdesk_wlen(?1) WHERE id = ?4`,
 			content, hash, nowMillis(), id); err != nil {
 			return err
 		}

@@ -37,6 +37,7 @@ var migrations = []migration{
 	{name: "statements as pieces of their fact's text", then: statementsAsPieces},
 	{name: "trigram indexes of what only a substring search finds", sql: schemaSubstrings},
 	{name: "entity names keyed by name alone", sql: schemaNamesByName},
+	{name: "dedupe keys that hold their space", sql: schemaSpacedDedupe},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -910,4 +911,13 @@ INSERT INTO entity_names_by_name(name, id) SELECT name, id FROM entity_names;
 INSERT OR REPLACE INTO meta(key, value) SELECT 'entity_next_id', coalesce(max(id), 0) + 1 FROM entity_names;
 DROP TABLE entity_names;
 ALTER TABLE entity_names_by_name RENAME TO entity_names;
+`
+
+// A fact's dedupe key holds its space (spacedKey), so the unique index of active facts is
+// of the key alone: the (space, dedupe) index stored every fact's space name again (2.66 MB
+// at 100k facts).
+const schemaSpacedDedupe = `
+DROP INDEX facts_active_dedupe;
+UPDATE facts SET dedupe = memdesk_spaced(dedupe, space);
+CREATE UNIQUE INDEX facts_active_dedupe ON facts(dedupe) WHERE status = 'active';
 `

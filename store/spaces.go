@@ -69,7 +69,12 @@ func (s *Store) RenameSpace(ctx context.Context, from, to string) (moved SpaceCo
 			return err
 		}
 		for _, table := range []string{"facts", "documents", "document_paths", "watched_roots", "file_stamps"} {
-			res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET space = ?1 WHERE space = ?2`, to, from)
+			set := `space = ?1`
+			if table == "facts" {
+				// A fact's dedupe key holds its space (spacedKey).
+				set += `, dedupe = memdesk_spaced(memdesk_spaced(dedupe, ?2), ?1)`
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+set+` WHERE space = ?2`, to, from)
 			if err != nil {
 				return fmt.Errorf("%s: %w", table, err)
 			}
@@ -102,7 +107,8 @@ func (s *Store) MoveFact(ctx context.Context, id int64, to string) error {
 			return nil
 		}
 		var other int64
-		switch err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE space = ? AND dedupe = ? AND status = 'active'`, to, dedupe).Scan(&other); {
+		dedupe = respacedKey(dedupe, space, to)
+		switch err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE dedupe = ?2 AND status = 'active' AND space = ?1`, to, dedupe).Scan(&other); {
 		case err == nil:
 			return &DuplicateError{ExistingID: other}
 		case !errors.Is(err, sql.ErrNoRows):
@@ -111,7 +117,7 @@ func (s *Store) MoveFact(ctx context.Context, id int64, to string) error {
 		if err := noteVectorsMoved(ctx, tx, KindFact, `SELECT ?`, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE facts SET space = ?, updated_at = ? WHERE id = ?`, to, nowMillis(), id)
+		_, err = tx.ExecContext(ctx, `UPDATE facts SET space = ?, dedupe = ?, updated_at = ? WHERE id = ?`, to, dedupe, nowMillis(), id)
 		return err
 	})
 	if err != nil {

@@ -372,6 +372,13 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 	if err != nil {
 		return err
 	}
+	err = c.CreateFunction("memdesk_spaced", 2, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
+		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+			ctx.ResultInt64(spacedKey(arg[0].Int64(), arg[1].Text()))
+		})
+	if err != nil {
+		return err
+	}
 	return c.CreateFunction("memdesk_dedupe", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
 		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
 			ctx.ResultInt64(dedupeKey(arg[0].Text()))
@@ -465,6 +472,18 @@ func cancelled(ctx context.Context, err error) error {
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
+
+// spacedKey is a fact's dedupe key in space: key XOR 64 bits of the space's name, so one
+// index over the key alone keeps a space's facts distinct (where an index of the space's
+// name and the key stored the name again per fact), and moving a fact between spaces is
+// computed from its key (XOR undoes itself: respacedKey) without its text.
+func spacedKey(key int64, space string) int64 {
+	sum := sha256.Sum256([]byte("space\x00" + space))
+	return key ^ int64(binary.LittleEndian.Uint64(sum[:8]))
+}
+
+// respacedKey is the key of a fact of space from once it moves to space to.
+func respacedKey(key int64, from, to string) int64 { return spacedKey(spacedKey(key, from), to) }
 
 // dedupeKey is the 64 bits of a fact's content hash that its dedupe index holds.
 func dedupeKey(hash string) int64 {
