@@ -36,7 +36,7 @@ type Fact struct {
 	dedupe       int64 // the dedupe key (dedupeKey of its content hash, spaced: spacedKey)
 }
 
-const factColumns = `id, space, content, dedupe, status, created_at, updated_at, coalesce(superseded_by, 0)`
+const factColumns = `id, space, content, dedupe, status, created_at, created_at + updated_after, coalesce(superseded_by, 0)`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -101,8 +101,10 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 
 // insertFact writes a new active fact with its entities and its length in index terms, in
 // one row write: the triggers then index it.
-const insertFact = `INSERT INTO facts(space, content, dedupe, status, created_at, updated_at, entity_rules, entity_ids, entity_count, triple_rules, statements, wlen)
-	VALUES (?1, ?2, memdesk_spaced(memdesk_dedupe(?3), ?1), 'active', ?4, ?5, ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2))`
+// ?5 is the time it was last changed, stored as the time since ?4 (updated_after, 0 for a
+// fact never changed).
+const insertFact = `INSERT INTO facts(space, content, dedupe, status, created_at, updated_after, entity_rules, entity_ids, entity_count, triple_rules, statements, wlen)
+	VALUES (?1, ?2, memdesk_spaced(memdesk_dedupe(?3), ?1), 'active', ?4, max(?5 - ?4, 0), ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2))`
 
 // NewFact is one fact of a batch write.
 type NewFact struct {
@@ -229,7 +231,7 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 				return &DuplicateError{ExistingID: other}
 			}
 		}
-		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, dedupe = memdesk_spaced(memdesk_dedupe(?2), space), updated_at = ?3, wlen = memdesk_wlen(?1) WHERE id = ?4`,
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET content = ?1, dedupe = memdesk_spaced(memdesk_dedupe(?2), space), updated_after = max(?3 - created_at, 0), wlen = memdesk_wlen(?1) WHERE id = ?4`,
 			content, hash, nowMillis(), id); err != nil {
 			return err
 		}
@@ -272,7 +274,7 @@ func (s *Store) SetFactStatus(ctx context.Context, id int64, status string) (pre
 			}
 		}
 		// Leaving 'superseded' by any route drops the link: it described that status only.
-		_, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?, superseded_by = NULL, updated_at = ? WHERE id = ?`, status, nowMillis(), id)
+		_, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?1, superseded_by = NULL, updated_after = max(?2 - created_at, 0) WHERE id = ?3`, status, nowMillis(), id)
 		return err
 	})
 	if err != nil {

@@ -38,6 +38,8 @@ var migrations = []migration{
 	{name: "trigram indexes of what only a substring search finds", sql: schemaSubstrings},
 	{name: "entity names keyed by name alone", sql: schemaNamesByName},
 	{name: "dedupe keys that hold their space", sql: schemaSpacedDedupe},
+	{name: "the time a fact last changed, as the time since it was written", sql: schemaUpdatedAfter},
+	{name: "statement keys of 32 bits", then: narrowStatementKeys},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -921,3 +923,59 @@ DROP INDEX facts_active_dedupe;
 UPDATE facts SET dedupe = memdesk_spaced(dedupe, space);
 CREATE UNIQUE INDEX facts_active_dedupe ON facts(dedupe) WHERE status = 'active';
 `
+
+// A fact keeps the time it last changed as the time since it was written (updated_after,
+// ms): most facts never change, and SQLite stores a 0 in no bytes where the time took 6
+// (0.6 MB at 100k facts).
+const schemaUpdatedAfter = `
+ALTER TABLE facts RENAME COLUMN updated_at TO updated_after;
+UPDATE facts SET updated_after = max(updated_after - created_at, 0);
+`
+
+// narrowStatementKeys rewrites statement_keys with keys of 32 bits (statementKey): the
+// lookup checks every candidate's statements anyway, and the index takes 4 bytes a key
+// less (0.35 MB at 100k facts).
+func narrowStatementKeys(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `CREATE TABLE statement_keys_narrow (
+		key     INTEGER NOT NULL,
+		fact_id INTEGER NOT NULL,
+		PRIMARY KEY (key, fact_id)
+	) WITHOUT ROWID`)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT key, fact_id FROM statement_keys`)
+	if err != nil {
+		return err
+	}
+	type row struct{ key, fact int64 }
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.key, &r.fact); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO statement_keys_narrow(key, fact_id) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, r := range all {
+		if _, err := stmt.ExecContext(ctx, int64(int32(r.key)), r.fact); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{`DROP TABLE statement_keys`, `ALTER TABLE statement_keys_narrow RENAME TO statement_keys`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -117,7 +117,7 @@ func (s *Store) MoveFact(ctx context.Context, id int64, to string) error {
 		if err := noteVectorsMoved(ctx, tx, KindFact, `SELECT ?`, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE facts SET space = ?, dedupe = ?, updated_at = ? WHERE id = ?`, to, dedupe, nowMillis(), id)
+		_, err = tx.ExecContext(ctx, `UPDATE facts SET space = ?1, dedupe = ?2, updated_after = max(?3 - created_at, 0) WHERE id = ?4`, to, dedupe, nowMillis(), id)
 		return err
 	})
 	if err != nil {

@@ -53,11 +53,15 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 		t.Run(fmt.Sprintf("from v%d", from), func(t *testing.T) {
 			path, db := storeAt(t, from, strings.ToUpper)
 			if from >= 1 {
-				hash := "hash"
+				hash, key := "hash", "'h'"
 				if from >= 9 {
-					hash = "dedupe"
+					hash, key = "dedupe", "7"
 				}
-				if _, err := db.Exec(`INSERT INTO facts(space, content, ` + hash + `, created_at, updated_at) VALUES ('default', 'old fact', 'h', 1, 1)`); err != nil {
+				updated := "updated_at"
+				if from >= versionBefore(schemaUpdatedAfter)+1 {
+					updated = "updated_after"
+				}
+				if _, err := db.Exec(`INSERT INTO facts(space, content, ` + hash + `, created_at, ` + updated + `) VALUES ('default', 'old fact', ` + key + `, 1, 1)`); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -72,6 +76,10 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Errorf("version after Open = %d (%v), want %d", v, err, SchemaVersion())
 			}
 			if from >= 1 {
+				f, err := s.Fact(ctx, 1)
+				if err != nil || f.UpdatedAt.UnixMilli() != 1 && from <= versionBefore(schemaUpdatedAfter) || f.CreatedAt.UnixMilli() != 1 {
+					t.Errorf("fact written at v%d: created %v, updated %v (%v); want both 1 ms after the epoch", from, f.CreatedAt, f.UpdatedAt, err)
+				}
 				if got, err := s.WordCandidates(ctx, KindFact, `"old" AND "fact"`, SearchScope{}); err != nil || len(got) != 1 {
 					t.Errorf("fact written at v%d: words MatchFacts = %v, %v; want 1 hit", from, got, err)
 				}

@@ -30,7 +30,7 @@ func TestWordDF(t *testing.T) {
 	for i, r := range rows {
 		// Written as rows, so the test does not depend on how facts are added; the triggers
 		// keep the word index in step as they do for every write.
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO facts(space, content, dedupe, status, created_at, updated_at)
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO facts(space, content, dedupe, status, created_at, updated_after)
 			VALUES (?, ?, ?, ?, 0, 0)`, r.space, r.content, i, r.status); err != nil {
 			t.Fatalf("insert %q: %v", r.content, err)
 		}
