@@ -333,12 +333,13 @@ func planQuery(q string, now time.Time) queryPlan {
 	return p
 }
 
-// substringTerms are what the trigram fallback looks for: the query's words and CJK 3-grams of
-// 4 or more characters (shorter ones are inside too many unrelated words to say anything).
+// substringTerms are what the trigram fallback looks for: the query's Latin words of 4 or more
+// characters (shorter ones are inside too many unrelated words to say anything). CJK is
+// found through the word index or not at all (query.SubstringText).
 func substringTerms(q string) []string {
 	var out []string
 	for _, t := range query.Parse(q).Trigram {
-		if utf8.RuneCountInString(t) >= minSubstring || query.IsCJKTerm(t) {
+		if utf8.RuneCountInString(t) >= minSubstring && !query.IsCJKTerm(t) {
 			out = append(out, t)
 		}
 	}

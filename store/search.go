@@ -50,9 +50,10 @@ type Index int
 
 // The full-text indexes over facts and chunks.
 const (
-	// IndexTrigram matches substrings of 3+ characters.
+	// IndexTrigram matches substrings of 3+ characters of what the engine keeps there
+	// (Options.Substrings: identifiers, numbers and rarer words).
 	IndexTrigram Index = iota
-	// IndexWords matches words: CJK bigrams and porter-stemmed Latin words.
+	// IndexWords matches words: CJK bigrams and characters, and stemmed Latin words.
 	IndexWords
 )
 

@@ -61,7 +61,8 @@ type benchResult struct {
 	// the Go runtime's Sys where /proc is missing). It includes the entity extractor.
 	RSSMB float64 `json:"rss_mb"`
 	// DBBytes is the database file plus its -wal after a checkpoint, before the baseline
-	// table is added.
+	// table is added. The documents' import compacts the search indexes first (KBAdd does
+	// when enough was written, as the app does after a large write).
 	DBBytes int64 `json:"db_bytes"`
 	// RawTextBytes is the UTF-8 size of the facts and documents as generated.
 	RawTextBytes int64 `json:"raw_text_bytes"`

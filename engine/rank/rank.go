@@ -54,7 +54,7 @@ type Index int
 
 // The lexical leg's two indexes.
 const (
-	Trigram Index = iota // substrings: identifiers, CJK 3-grams, 1-2 character fallbacks
+	Trigram Index = iota // substrings: parts of identifiers and names, words being typed
 	Words                // CJK bigrams and stemmed Latin words
 )
 
