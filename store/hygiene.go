@@ -233,6 +233,15 @@ func readPieces(b []byte, content string) (string, []byte, bool) {
 		return "", nil, false
 	}
 	b = b[k:]
+	if total == 0 {
+		return "", b, true
+	}
+	// Most strings are one exact span of the text: that is a slice of it, not a copy.
+	if tag, k := binary.Uvarint(b); k > 0 && tag&3 == pieceText && tag>>2 == total {
+		if off, m := binary.Uvarint(b[k:]); m > 0 && off <= uint64(len(content)) && total <= uint64(len(content))-off {
+			return content[off : off+total], b[k+m:], true
+		}
+	}
 	out := make([]byte, 0, total)
 	for uint64(len(out)) < total {
 		tag, k := binary.Uvarint(b)
