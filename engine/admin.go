@@ -279,9 +279,13 @@ const warmPostings = 1 << 18
 
 // wantEntitySweep wakes Run's entity sweep; it never blocks, and wakes that come while a
 // sweep is due fold into it.
-func (e *Engine) wantEntitySweep() {
+func (e *Engine) wantEntitySweep() { wake(e.entitiesWanted) }
+
+// wake signals ch, a channel of one slot, without blocking: a wake that finds one pending
+// folds into it.
+func wake(ch chan<- struct{}) {
 	select {
-	case e.entitiesWanted <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }

@@ -112,12 +112,7 @@ func (e *Engine) compactIfDue(ctx context.Context) {
 }
 
 // wantCompaction wakes Run's compaction after writes; it never blocks.
-func (e *Engine) wantCompaction() {
-	select {
-	case e.compactWanted <- struct{}{}:
-	default:
-	}
-}
+func (e *Engine) wantCompaction() { wake(e.compactWanted) }
 
 // compactWhenWanted compacts, when due, once at start and after each wake, until ctx ends.
 func (e *Engine) compactWhenWanted(ctx context.Context) {

@@ -46,6 +46,11 @@ func writeStatements(ctx context.Context, tx *sql.Tx, factID int64, content stri
 	if len(list) > 0 {
 		blob = encodeStatements(list, content)
 	}
+	return writeStatementsColumn(ctx, tx, factID, blob, list)
+}
+
+// writeStatementsColumn stores blob, the statements column made of list, and list's keys.
+func writeStatementsColumn(ctx context.Context, tx *sql.Tx, factID int64, blob []byte, list []Triple) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE facts SET statements = ? WHERE id = ?`, blob, factID); err != nil {
 		return err
 	}

@@ -768,15 +768,7 @@ func writeStatementsV9(ctx context.Context, tx *sql.Tx, factID int64, list []Tri
 	if len(list) > 0 {
 		blob = encodeStatementsV9(list)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE facts SET statements = ? WHERE id = ?`, blob, factID); err != nil {
-		return err
-	}
-	for _, t := range list {
-		if _, err := tx.ExecContext(ctx, insertStatementKey, statementKey(t.Subject, t.Predicate), factID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeStatementsColumn(ctx, tx, factID, blob, list)
 }
 
 // encodeStatementsV9 is the statements column of schema v9 to v15: for each statement its

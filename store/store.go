@@ -347,42 +347,29 @@ func (s *Store) registerExtensions(c *sqlite3.Conn) error {
 	if count == nil {
 		count = func(s string) int { return len(strings.Fields(words(s))) }
 	}
-	err := c.CreateFunction("memdesk_words", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
-		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
-			ctx.ResultText(words(arg[0].Text()))
-		})
-	if err != nil {
-		return err
-	}
-	err = c.CreateFunction("memdesk_wlen", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
-		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
-			ctx.ResultInt(count(arg[0].Text()))
-		})
-	if err != nil {
-		return err
-	}
 	substrings := s.opts.Substrings
 	if substrings == nil {
 		substrings = func(s string) string { return s }
 	}
-	err = c.CreateFunction("memdesk_substrings", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
-		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
-			ctx.ResultText(substrings(arg[0].Text()))
-		})
-	if err != nil {
-		return err
-	}
-	err = c.CreateFunction("memdesk_spaced", 2, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
-		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+	funcs := []struct {
+		name string
+		args int
+		fn   func(ctx sqlite3.Context, arg ...sqlite3.Value)
+	}{
+		{"memdesk_words", 1, func(ctx sqlite3.Context, arg ...sqlite3.Value) { ctx.ResultText(words(arg[0].Text())) }},
+		{"memdesk_wlen", 1, func(ctx sqlite3.Context, arg ...sqlite3.Value) { ctx.ResultInt(count(arg[0].Text())) }},
+		{"memdesk_substrings", 1, func(ctx sqlite3.Context, arg ...sqlite3.Value) { ctx.ResultText(substrings(arg[0].Text())) }},
+		{"memdesk_spaced", 2, func(ctx sqlite3.Context, arg ...sqlite3.Value) {
 			ctx.ResultInt64(spacedKey(arg[0].Int64(), arg[1].Text()))
-		})
-	if err != nil {
-		return err
+		}},
+		{"memdesk_dedupe", 1, func(ctx sqlite3.Context, arg ...sqlite3.Value) { ctx.ResultInt64(dedupeKey(arg[0].Text())) }},
 	}
-	return c.CreateFunction("memdesk_dedupe", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS,
-		func(ctx sqlite3.Context, arg ...sqlite3.Value) {
-			ctx.ResultInt64(dedupeKey(arg[0].Text()))
-		})
+	for _, f := range funcs {
+		if err := c.CreateFunction(f.name, f.args, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS, f.fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ensureWords (re)builds the word-level indexes when they were made by another analysis
