@@ -160,3 +160,14 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	}
 	return nil
 }
+
+// DatabaseBytes is the size of the database itself, free pages included: the file's size
+// once the write-ahead log is checkpointed into it. A file measured on disk right after a
+// large write also holds that write again in the log, until readers let it be folded in.
+func (s *Store) DatabaseBytes(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read database size: %w", err)
+	}
+	return n, nil
+}
