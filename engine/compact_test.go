@@ -99,3 +99,28 @@ func TestSubstringIndexFollowsEdits(t *testing.T) {
 		t.Errorf("recall greSQL after its fact was deleted = %v, want nothing", got)
 	}
 }
+
+// TestRunCompactsAfterWrites: in a long-lived process the writes wake Run, which compacts
+// once enough was written since the last time.
+func TestRunCompactsAfterWrites(t *testing.T) {
+	e := openEntityEngine(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	for i := range compactMinWrites + 50 {
+		remember(t, e, "", fmt.Sprintf("note %d about the zeppelin hangar", i))
+	}
+	waitFor(t, "the writes compacted", func() bool {
+		w, err := e.st.SearchWritesSinceCompaction(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Since < compactMinWrites
+	})
+}

@@ -243,3 +243,19 @@ func FuzzSubstringText(f *testing.F) {
 		}
 	})
 }
+
+func TestPrefixExpr(t *testing.T) {
+	for _, c := range []struct {
+		terms []string
+		want  string
+	}{
+		{[]string{"backgr", "Café", "咖啡馆", "backgr"}, `"backgr" * OR "cafe" *`},
+		{[]string{`a"b`}, `"a""b" *`},
+		{[]string{"老王"}, ""},
+		{nil, ""},
+	} {
+		if got := PrefixExpr(c.terms); got != c.want {
+			t.Errorf("PrefixExpr(%q) = %s, want %s", c.terms, got, c.want)
+		}
+	}
+}
