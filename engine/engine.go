@@ -157,13 +157,18 @@ type Engine struct {
 
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
+	opts = opts.withDefaults()
 	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
 		WordsVersion: analysis.Version, Substrings: indexSubstrings, SubstringsVersion: substringsVersion, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout,
+		OnUpgrade: func(from, to int) {
+			// Warn: the CLI shows warnings only, and a person waiting on a large store should know why.
+			opts.Logger.Warn("upgrading the database for this version of memdesk; this runs once and takes a few seconds on a large store",
+				"path", path, "from_schema", from, "to_schema", to)
+		},
 		CreateDirs: opts.CreateDirs})
 	if err != nil {
 		return nil, err
 	}
-	opts = opts.withDefaults()
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
 		compactWanted: make(chan struct{}, 1),
 		parser:        ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
@@ -231,8 +236,10 @@ type Stats struct {
 	Vectors         int    `json:"vectors"`
 	Spaces          int    `json:"spaces"`
 	FileBytes       int64  `json:"file_bytes"`
-	SchemaVersion   int    `json:"schema_version"`
-	Semantic        string `json:"semantic"`
+	// FreeBytes is the space inside the file that holds nothing: admin compact gives it back.
+	FreeBytes     int64  `json:"free_bytes"`
+	SchemaVersion int    `json:"schema_version"`
+	Semantic      string `json:"semantic"`
 	// SemanticRole is the role the current model earned when it was measured ("leading",
 	// "supporting", "no say"; "" when it is off or not measured yet), and RoleWhy says why
 	// in plain words (calibration.go).
@@ -258,6 +265,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		Vectors:         s.Vectors,
 		Spaces:          s.Spaces,
 		FileBytes:       s.FileBytes,
+		FreeBytes:       s.FreeBytes,
 		SchemaVersion:   s.SchemaVersion,
 		Semantic:        e.opts.SemanticState(),
 		SemanticRole:    role,

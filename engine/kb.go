@@ -287,6 +287,7 @@ func documentView(d store.Document) DocumentView {
 // KBRemove removes a document, every path of it and its chunks from memdesk; the files on
 // disk are untouched and can be imported again.
 func (e *Engine) KBRemove(ctx context.Context, docID int64) error {
+	defer e.wantCompaction() // a removal leaves its deletes in the indexes as segments too
 	return e.st.DeleteDocument(ctx, docID)
 }
 
@@ -307,6 +308,7 @@ func (e *Engine) KBRemovePath(ctx context.Context, space, path string) (KBRemove
 	if err != nil {
 		return KBRemovePathResult{}, err
 	}
+	defer e.wantCompaction()
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return KBRemovePathResult{}, fmt.Errorf("%w: resolve %q: %v", ErrBadRequest, path, err)

@@ -373,6 +373,7 @@ func (w *folderWatch) removeTree(ctx context.Context, path string) {
 }
 
 func (w *folderWatch) remove(ctx context.Context, path string) {
+	defer w.e.wantCompaction()
 	id, _, err := w.e.st.RemovePath(ctx, w.space, path)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

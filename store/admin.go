@@ -20,7 +20,10 @@ type Stats struct {
 	Vectors         int   `json:"vectors"`
 	Spaces          int   `json:"spaces"`
 	FileBytes       int64 `json:"file_bytes"`
-	SchemaVersion   int   `json:"schema_version"`
+	// FreeBytes is the space inside the file that holds nothing (free pages): what
+	// compacting gives back to the file system.
+	FreeBytes     int64 `json:"free_bytes"`
+	SchemaVersion int   `json:"schema_version"`
 }
 
 // Stats reads the counts in one statement, so they are consistent with each other. Chunks of
@@ -37,9 +40,10 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 			(SELECT coalesce(sum(c.entity_count), 0) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
 		(SELECT count(*) FROM vectors),
 		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents d WHERE `+notReserved+`)),
-		(SELECT user_version FROM pragma_user_version)`).Scan(
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT freelist_count FROM pragma_freelist_count) * (SELECT page_size FROM pragma_page_size)`).Scan(
 		&st.FactsActive, &st.FactsSuperseded, &st.FactsDeleted, &st.Documents, &st.Chunks,
-		&st.Entities, &st.Vectors, &st.Spaces, &st.SchemaVersion)
+		&st.Entities, &st.Vectors, &st.Spaces, &st.SchemaVersion, &st.FreeBytes)
 	if err != nil {
 		return Stats{}, fmt.Errorf("read stats: %w", err)
 	}

@@ -120,3 +120,32 @@ func TestVacuumSwitchesAnOldStoreToIncremental(t *testing.T) {
 		t.Errorf("after Vacuum: incremental = %v, %v; want true", ok, err)
 	}
 }
+
+// TestOpenSaysItUpgrades: an older store's open says it migrates, once; a new store and a
+// current one say nothing.
+func TestOpenSaysItUpgrades(t *testing.T) {
+	ctx := context.Background()
+	path, db := storeAt(t, versionBefore(schemaSubstrings), wordsForTest)
+	db.Close()
+	var told [][2]int
+	opts := Options{Words: wordsForTest, OnUpgrade: func(from, to int) { told = append(told, [2]int{from, to}) }}
+	for range 2 {
+		s, err := Open(ctx, path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	if want := [][2]int{{versionBefore(schemaSubstrings), SchemaVersion()}}; fmt.Sprint(told) != fmt.Sprint(want) {
+		t.Errorf("OnUpgrade calls over two opens = %v, want %v", told, want)
+	}
+	told = nil
+	s, err := Open(ctx, t.TempDir()+"/new.db", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if len(told) != 0 {
+		t.Errorf("a new store was told it upgrades: %v", told)
+	}
+}

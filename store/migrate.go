@@ -192,8 +192,12 @@ UPDATE chunks SET entity_count = (SELECT count(*) FROM entities WHERE owner_kind
 func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	// Most opens find the schema current: a plain read says so without taking the write
 	// lock, so a recall never waits behind another process's writes just to open.
-	if v, err := s.Version(ctx); err == nil && v == len(ms) {
+	v, err := s.Version(ctx)
+	if err == nil && v == len(ms) {
 		return nil
+	}
+	if err == nil && v > 0 && v < len(ms) && s.opts.OnUpgrade != nil {
+		s.opts.OnUpgrade(v, len(ms))
 	}
 	for {
 		done, err := s.migrateOne(ctx, ms)

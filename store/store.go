@@ -85,6 +85,10 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for another connection's write lock before
 	// it fails with an error IsBusy recognises; zero means 10 s.
 	BusyTimeout time.Duration
+	// OnUpgrade, when set, is told before Open migrates a store made by an older version
+	// (from, to: schema versions): an upgrade runs once and can take seconds on a large store,
+	// which someone waiting should hear of. A new store is not an upgrade.
+	OnUpgrade func(from, to int)
 	// CreateDirs makes Open create the database's missing folders (user-only). Off, a
 	// missing folder is ErrNoDirectory: a mistyped path must not look like a new, empty
 	// store where the user's data was.

@@ -543,6 +543,9 @@ func (c *cli) stats(ctx context.Context, args []string) error {
 		return c.emit(s, func(w io.Writer) {
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "database\t%s (%.1f MB, schema %d)\n", display.Line(s.Path), float64(s.FileBytes)/(1<<20), s.SchemaVersion)
+			if worthCompacting(s.FreeBytes, s.FileBytes) {
+				fmt.Fprintf(tw, "free space\t%.1f MB of the file holds nothing: `memdesk admin compact` gives it back\n", float64(s.FreeBytes)/(1<<20))
+			}
 			fmt.Fprintf(tw, "facts\t%d active, %d superseded, %d forgotten\n", s.FactsActive, s.FactsSuperseded, s.FactsDeleted)
 			fmt.Fprintf(tw, "knowledge\t%d documents, %d chunks\n", s.Documents, s.Chunks)
 			fmt.Fprintf(tw, "spaces\t%d\n", s.Spaces)
@@ -673,3 +676,8 @@ func pageLine(page, line int) string {
 	}
 	return fmt.Sprintf(", p. %d, line %d", page, line)
 }
+
+// worthCompacting says when stats points at admin compact: free space of 8 MB or more that
+// is a fifth of the file or more (a store upgraded from an older version, or after large
+// removals in one). Less is reused by the next writes anyway.
+func worthCompacting(free, file int64) bool { return free >= 8<<20 && free*5 >= file }

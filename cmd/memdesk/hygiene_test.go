@@ -106,3 +106,19 @@ func TestMCPRememberContradictionAndSupersede(t *testing.T) {
 		t.Errorf("recall hits = %v, want only the current fact %d (not the superseded %d)", ids, changed.FactID, old.FactID)
 	}
 }
+
+func TestWorthCompacting(t *testing.T) {
+	for _, c := range []struct {
+		free, file int64
+		want       bool
+	}{
+		{24 << 20, 100 << 20, true},
+		{4 << 20, 10 << 20, false}, // small: the next writes reuse it
+		{9 << 20, 100 << 20, false},
+		{0, 0, false},
+	} {
+		if got := worthCompacting(c.free, c.file); got != c.want {
+			t.Errorf("worthCompacting(%d, %d) = %v, want %v", c.free, c.file, got, c.want)
+		}
+	}
+}
