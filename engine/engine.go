@@ -199,7 +199,10 @@ func indexSubstrings(text string) string {
 // text for the same input (query.SubstringText, background.CommonWord's table or bar), so
 // every trigram index is rebuilt under the new ones, as its deletes must see what its
 // inserts saw.
-const substringsVersion = 1
+//
+// 2: SubstringText cuts text into the runs queries are cut into (splitRuns): two joiners in
+// a row inside a word, as in a..b, no longer end it.
+const substringsVersion = 2
 
 // Close releases the database.
 func (e *Engine) Close() error {

@@ -66,8 +66,9 @@ func Parse(text string) Terms {
 }
 
 type run struct {
-	text string
-	cjk  bool
+	text       string
+	cjk        bool
+	start, end int // text's place in the string split, in bytes
 }
 
 // splitRuns cuts text into maximal CJK runs and Latin word runs; everything else separates.
@@ -81,7 +82,7 @@ func splitRuns(text string) []run {
 				w = strings.TrimRight(w, "._-")
 			}
 			if w != "" {
-				runs = append(runs, run{text: w, cjk: kind == 1})
+				runs = append(runs, run{text: w, cjk: kind == 1, start: start, end: start + len(w)})
 			}
 		}
 		start, kind = -1, 0
@@ -259,61 +260,28 @@ func SubstringText(text string, common func(word string) bool) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	copied := 0 // text before this is written (or dropped)
-	gap := func(start, end int) {
-		b.WriteString(text[copied:start])
+	// The runs are the ones a query is cut into (splitRuns), so a word here is a word there.
+	for _, r := range splitRuns(text) {
+		if !r.cjk && !(plainWord(r.text) && common(r.text)) {
+			continue
+		}
+		b.WriteString(text[copied:r.start])
 		if s := b.String(); s == "" || s[len(s)-1] != ' ' {
 			b.WriteByte(' ')
 		}
+		end := r.end
 		for end < len(text) && text[end] == ' ' {
 			end++
 		}
 		copied = end
 	}
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case IsCJK(r):
-			end := i + n
-			for end < len(text) {
-				r, m := utf8.DecodeRuneInString(text[end:])
-				if !IsCJK(r) {
-					break
-				}
-				end += m
-			}
-			gap(i, end)
-			i = end
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			end, plain := i, true
-			for end < len(text) {
-				r, m := utf8.DecodeRuneInString(text[end:])
-				if r == '.' || r == '-' || r == '_' {
-					// A joiner inside a word makes an identifier; one at its end is punctuation.
-					if next, _ := utf8.DecodeRuneInString(text[end+m:]); end+m < len(text) && isWordRune(next) && !IsCJK(next) {
-						plain = false
-						end += m
-						continue
-					}
-					break
-				}
-				if IsCJK(r) || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) {
-					break
-				}
-				if unicode.IsDigit(r) {
-					plain = false
-				}
-				end += m
-			}
-			if plain && common(text[i:end]) {
-				gap(i, end)
-			}
-			i = end
-		default:
-			i += n
-		}
-	}
 	b.WriteString(text[copied:])
 	return b.String()
+}
+
+// plainWord reports a word run without digits or joiners: not an identifier or a number.
+func plainWord(w string) bool {
+	return !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == '-' || r == '_' })
 }
 
 // PrefixExpr builds an FTS5 MATCH expression for the word index that finds the words
