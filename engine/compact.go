@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/memdesk/memdesk/store"
 )
 
 // Compaction keeps the file near the size of what it holds. Every write transaction leaves
@@ -41,12 +43,10 @@ type CompactReport struct {
 // pages that freed back to the file system in bounded steps. With full, a store that cannot
 // give pages back in steps (made before this version) is rewritten whole by VACUUM, which
 // also lets it from then on. Cancelling ctx stops between steps; what was merged stays merged.
-func (e *Engine) compactSearch(ctx context.Context, full bool) (CompactReport, error) {
+// w is what was written since the last compaction, read by the caller: the change log's
+// position it holds is recorded as compacted.
+func (e *Engine) compactSearch(ctx context.Context, w store.SearchWrites, full bool) (CompactReport, error) {
 	var rep CompactReport
-	w, err := e.st.SearchWritesSinceCompaction(ctx)
-	if err != nil {
-		return rep, err
-	}
 	for {
 		worked, err := e.st.CompactSearch(ctx, compactPages)
 		if err != nil {
@@ -101,7 +101,7 @@ func (e *Engine) compactIfDue(ctx context.Context) {
 	if float64(w.Since) < max(compactMinWrites, compactShare*float64(w.Live)) {
 		return
 	}
-	rep, err := e.compactSearch(ctx, false)
+	rep, err := e.compactSearch(ctx, w, false)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("compacting the search index stopped; the next import resumes it", "err", err)
@@ -135,7 +135,11 @@ func (e *Engine) compactAdmin(ctx context.Context, _ AdminRequest) (AdminResult,
 	if err != nil {
 		return AdminResult{}, err
 	}
-	rep, err := e.compactSearch(ctx, true)
+	w, err := e.st.SearchWritesSinceCompaction(ctx)
+	if err != nil {
+		return AdminResult{}, err
+	}
+	rep, err := e.compactSearch(ctx, w, true)
 	if err != nil {
 		return AdminResult{}, err
 	}

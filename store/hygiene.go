@@ -175,10 +175,11 @@ func longestSpan(s, content, lowered string) (off, n, kind int) {
 		return 0, 0, 0
 	}
 	head := s[:minPiece]
-	for k, src := range [...]string{pieceText: content, pieceLowered: lowered} {
-		if k == pieceLiteral {
-			continue
-		}
+	srcs := []string{pieceText: content} // by piece kind; pieceLiteral's is empty, never found
+	if lowered != content {              // a text with no capital holds nothing more lowered
+		srcs = append(srcs, lowered) // at pieceLowered
+	}
+	for k, src := range srcs {
 		for from := 0; ; {
 			j := strings.Index(src[from:], head)
 			if j < 0 {
