@@ -104,15 +104,7 @@ func TestSubstringIndexFollowsEdits(t *testing.T) {
 // once enough was written since the last time.
 func TestRunCompactsAfterWrites(t *testing.T) {
 	e := openEntityEngine(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	runInBackground(t, e)
 	for i := range compactMinWrites + 50 {
 		remember(t, e, "", fmt.Sprintf("note %d about the zeppelin hangar", i))
 	}

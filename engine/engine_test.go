@@ -22,6 +22,21 @@ func openTestEngine(t testing.TB) *Engine {
 	return e
 }
 
+// runInBackground runs e's background work (Run) for the rest of the test, as the app does;
+// the test's end stops it and fails on the error it returns.
+func runInBackground(t *testing.T, e *Engine) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
 func remember(t testing.TB, e *Engine, space, text string) int64 {
 	t.Helper()
 	res, err := e.Remember(context.Background(), RememberRequest{Action: ActionAdd, Text: text, Space: space})

@@ -91,15 +91,7 @@ func TestKBChunkPage(t *testing.T) {
 // pending, and Run, already running, extracts them once the import ends.
 func TestDeferredEntitiesAreSweptByRun(t *testing.T) {
 	e := openEntityEngine(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	runInBackground(t, e)
 	path := filepath.Join(t.TempDir(), "team.md")
 	if err := os.WriteFile(path, []byte("# Team\n\nAlice maintains the billing service in Berlin.\n"), 0o600); err != nil {
 		t.Fatal(err)
