@@ -133,3 +133,77 @@ func TestRecallEvidenceScalesWithTheStore(t *testing.T) {
 		t.Errorf("a word one text holds = %+v, want that fact, explained", res.Hits)
 	}
 }
+
+// TestRecallWeighsARepeatedWordMore: a pasted conversation says its topic more than once; the
+// text holding the word said three times ranks above the one holding the word said once,
+// though it was written later and is as long.
+func TestRecallWeighsARepeatedWordMore(t *testing.T) {
+	e := openTestEngine(t)
+	pasta := remember(t, e, "", "we cooked pasta on friday")
+	pizza := remember(t, e, "", "we cooked pizza on friday")
+	ids := recallIDs(t, e, RecallRequest{Query: "pizza? pasta, or pizza... pizza!"})
+	if !cmp.Equal(ids, []int64{pizza, pasta}) {
+		t.Errorf("ranked %v, want %d (pizza, said three times) before %d (pasta, once)", ids, pizza, pasta)
+	}
+}
+
+// TestRecallWeighsWordsByTheWholeStore: a space's bm25 takes how common a word is from
+// every space, not from its own few texts. In space "trip" both words are held by one text
+// each, so its own counts cannot tell them apart; across the store "hotel" is everywhere
+// and "lisbon" rare, so the text naming Lisbon comes first.
+func TestRecallWeighsWordsByTheWholeStore(t *testing.T) {
+	e := openTestEngine(t)
+	hotel := remember(t, e, "trip", "booked the hotel")
+	lisbon := remember(t, e, "trip", "flying to lisbon")
+	for i := range 8 {
+		remember(t, e, "work", fmt.Sprintf("hotel invoice %d is due", i))
+	}
+	ids := recallIDs(t, e, RecallRequest{Query: "hotel lisbon", Space: "trip"})
+	if !cmp.Equal(ids, []int64{lisbon, hotel}) {
+		t.Errorf("ranked %v, want %d (lisbon, rare in the store) before %d (hotel, common)", ids, lisbon, hotel)
+	}
+}
+
+// TestRecallCoverage: the store answers when a text holds enough of one clause of the query,
+// its words weighed by how specific they are in general language; the question at the end of
+// a chatty message is measured on its own; a name the dictionary does not know counts; a
+// claim that shares one ordinary word with a text is not answered.
+func TestRecallCoverage(t *testing.T) {
+	e := openEntityEngine(t)
+	name := remember(t, e, "me", "张晓燕住在上海，在一家银行工作")
+	remember(t, e, "me", "我的狗叫旺财，是一只金毛")
+	car := remember(t, e, "me", "I parked the car on level B2 at the mall")
+	tom := remember(t, e, "me", "Tom lost his job at the plant last spring")
+	remember(t, e, "me", "the giraffe's skin has a pattern like a map")
+	remember(t, e, "me", "my sister declined the offer from the bank")
+	for _, tc := range []struct {
+		query string
+		want  []int64
+	}{
+		{"张晓燕住在哪个城市", []int64{name}},
+		{"Hi! Long day, the weather was awful and my boss was grumpy again. Anyway, where did I park the car?", []int64{car}},
+		{"what does Tom do for a job", []int64{tom}},
+		{"AIRE is expressed in some skin tumors.", nil},
+		{"Autophagy declines in aged organisms.", nil},
+	} {
+		res, err := e.Recall(context.Background(), RecallRequest{Query: tc.query, Space: "me"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		if len(tc.want) == 0 {
+			if len(ids) != 0 {
+				t.Errorf("%q = %v (coverage %.2f of %q, held %v), want nothing", tc.query, ids, res.Floors.Coverage, res.Floors.Clause, res.Floors.Held)
+			} else if why := res.Floors.Unanswered(); !strings.Contains(why, "enough of what it asks") {
+				t.Errorf("%q: empty because %q, want the coverage named", tc.query, why)
+			}
+			continue
+		}
+		if len(ids) == 0 || ids[0] != tc.want[0] {
+			t.Errorf("%q = %v (coverage %.2f of %q), want %v first", tc.query, ids, res.Floors.Coverage, res.Floors.Clause, tc.want)
+		}
+	}
+}

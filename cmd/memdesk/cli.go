@@ -361,8 +361,7 @@ func (c *cli) engineOptions() engine.Options {
 		Floors: &engine.Floors{
 			MinEvidence:           cfg.Floors.MinEvidence,
 			HitEvidence:           cfg.Floors.HitEvidence,
-			FocusTerms:            cfg.Floors.FocusTerms,
-			FocusShare:            cfg.Floors.FocusShare,
+			MinCoverage:           cfg.Floors.MinCoverage,
 			MinJaccard:            cfg.Floors.MinJaccard,
 			MinSemanticSimilarity: cfg.Floors.MinSemanticSimilarity,
 		},

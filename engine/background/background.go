@@ -121,10 +121,13 @@ type CJKWord struct {
 type Unit struct {
 	Terms []string
 	// All says a text holds the unit only when it holds every term (the bigrams of a
-	// Chinese word); otherwise any one will do (a compound or one of its parts).
-	All         bool
-	Surface     string
-	Specificity float64
+	// Chinese word); otherwise any one will do (a compound or one of its parts), and
+	// TermSpecificity says how specific each term is on its own ("activated" is less so
+	// than "AMP-activated").
+	All             bool
+	TermSpecificity []float64
+	Surface         string
+	Specificity     float64
 }
 
 // Units are the units of a query's text that can carry a topic, in query order, one per
@@ -156,6 +159,7 @@ func Units(text string, cjkWords func(run string) []CJKWord) []Unit {
 		}
 		if !slices.Contains(units[i].Terms, t.Text) {
 			units[i].Terms = append(units[i].Terms, t.Text)
+			units[i].TermSpecificity = append(units[i].TermSpecificity, s)
 		}
 		if s > units[i].Specificity {
 			units[i].Specificity, units[i].Surface = s, t.Surface

@@ -256,12 +256,12 @@ func TestUnknownKeys(t *testing.T) {
 
 // A retired key keeps a config file loading; Loaded says which key took over.
 func TestRetiredKeys(t *testing.T) {
-	path := writeConfig(t, "[floors]\nmin_fts_terms = 2\nmin_jaccard = 0.3\n")
+	path := writeConfig(t, "[floors]\nmin_fts_terms = 2\nfocus_terms = 3\nmin_jaccard = 0.3\n")
 	l, err := Load(path, nil)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if want := []string{"floors.min_fts_terms -> floors.min_evidence"}; !slices.Equal(l.Retired, want) {
+	if want := []string{"floors.min_fts_terms -> floors.min_evidence", "floors.focus_terms -> floors.min_coverage"}; !slices.Equal(l.Retired, want) {
 		t.Errorf("Retired = %v, want %v", l.Retired, want)
 	}
 	if l.Config.Floors.MinJaccard != 0.3 {
@@ -282,7 +282,7 @@ func TestInvalidValues(t *testing.T) {
 		{"int below range", SourceFile, "recall.k", "0", []string{"recall.k = 0", "an integer in 1..1000"}},
 		{"int above range", SourceFile, "import.max_file_mb", "5000", []string{"import.max_file_mb = 5000", "1..4096"}},
 		{"string for int", SourceFile, "recall.k", `"ten"`, []string{`recall.k = "ten"`, "1..1000"}},
-		{"float for int", SourceFile, "floors.focus_terms", "1.5", []string{"floors.focus_terms = 1.5", "0..64"}},
+		{"float for int", SourceFile, "import.max_file_mb", "1.5", []string{"import.max_file_mb = 1.5", "1..4096"}},
 		{"float above range", SourceFile, "floors.min_jaccard", "1.5", []string{"floors.min_jaccard = 1.5", "a number in 0..1"}},
 		{"negative weight", SourceFile, "weights.fts", "-1", []string{"weights.fts = -1", "0..10"}},
 		{"bool for float", SourceFile, "weights.entity", "true", []string{"weights.entity = true", "0..10"}},
@@ -304,7 +304,7 @@ func TestInvalidValues(t *testing.T) {
 		{"env bad host via OLLAMA_HOST", SourceEnv, "ollama.host", "not a host", []string{`"not a host"`, "env OLLAMA_HOST"}},
 		{"flag above range", SourceFlag, "recall.k", "2000", []string{"recall.k = 2000", "1..1000", "from flag"}},
 		{"flag duration without unit", SourceFlag, "ollama.keep_alive", "5", []string{`ollama.keep_alive = "5"`, "duration"}},
-		{"flag above focus term range", SourceFlag, "floors.focus_terms", "65", []string{"floors.focus_terms = 65", "0..64"}},
+		{"flag above coverage range", SourceFlag, "floors.min_coverage", "1.5", []string{"floors.min_coverage = 1.5", "0..1"}},
 		{"flag below evidence range", SourceFlag, "floors.min_evidence", "-11", []string{"floors.min_evidence = -11", "-10..10"}},
 	}
 	for _, tt := range tests {
@@ -494,8 +494,7 @@ func TestEntries(t *testing.T) {
 		{"recall.k", "25", SourceFile, "MEMDESK_RECALL_K"},
 		{"floors.min_evidence", "-1.4", SourceDefault, "MEMDESK_MIN_EVIDENCE"},
 		{"floors.hit_evidence", "0.5", SourceDefault, "MEMDESK_HIT_EVIDENCE"},
-		{"floors.focus_terms", "3", SourceDefault, "MEMDESK_FOCUS_TERMS"},
-		{"floors.focus_share", "0.15", SourceDefault, "MEMDESK_FOCUS_SHARE"},
+		{"floors.min_coverage", "0.25", SourceDefault, "MEMDESK_MIN_COVERAGE"},
 		{"floors.min_jaccard", "0.25", SourceFile, "MEMDESK_MIN_JACCARD"},
 		{"floors.min_semantic_similarity", "0.5", SourceDefault, "MEMDESK_MIN_SEMANTIC_SIMILARITY"},
 		{"weights.fts", "1.5", SourceEnv, "MEMDESK_WEIGHT_FTS"},

@@ -41,12 +41,11 @@ type FloorsConfig struct {
 	MinEvidence float64 `json:"min_evidence"`
 	// HitEvidence is the share of the store's chance level each hit needs (0.5).
 	HitEvidence float64 `json:"hit_evidence"`
-	// FocusTerms is how many of the query's most specific words (in general language) the
-	// store must hold one of for it to answer (3; 0 disables); FocusShare raises that to a
-	// share of a long query's words (0.15).
-	FocusTerms int     `json:"focus_terms"`
-	FocusShare float64 `json:"focus_share"`
-	MinJaccard float64 `json:"min_jaccard"`
+	// MinCoverage is the share of one sentence of the query, its words weighed by how
+	// specific they are in general language, that some text must hold for recall to answer
+	// (0.25; 0 disables).
+	MinCoverage float64 `json:"min_coverage"`
+	MinJaccard  float64 `json:"min_jaccard"`
 	// MinSemanticSimilarity is the lowest semantic floor: each embedding model's measured
 	// noise floor raises it (doc/semantic.md); 0 disables the floor.
 	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
@@ -70,7 +69,7 @@ func Default() Config {
 	return Config{
 		Ollama:  OllamaConfig{Host: "127.0.0.1:11434", Model: "qwen3-embedding:0.6b", KeepAlive: 5 * time.Minute, Enabled: true},
 		Recall:  RecallConfig{K: 10},
-		Floors:  FloorsConfig{MinEvidence: -1.4, HitEvidence: 0.5, FocusTerms: 3, FocusShare: 0.15, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
+		Floors:  FloorsConfig{MinEvidence: -1.4, HitEvidence: 0.5, MinCoverage: 0.25, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
 		Weights: WeightsConfig{FTS: 1.0, Entity: 0.3, Semantic: 1.5},
 		Import:  ImportConfig{MaxFileMB: 20, ChunkMaxRunes: 800, ChunkOverlapRunes: 80},
 	}
@@ -102,8 +101,7 @@ var settings = []setting{
 	{"recall.k", []string{"MEMDESK_RECALL_K"}, func(c *Config) any { return &c.Recall.K }, intIn(1, 1000)},
 	{"floors.min_evidence", []string{"MEMDESK_MIN_EVIDENCE"}, func(c *Config) any { return &c.Floors.MinEvidence }, floatIn(-10, 10)},
 	{"floors.hit_evidence", []string{"MEMDESK_HIT_EVIDENCE"}, func(c *Config) any { return &c.Floors.HitEvidence }, floatIn(0, 10)},
-	{"floors.focus_terms", []string{"MEMDESK_FOCUS_TERMS"}, func(c *Config) any { return &c.Floors.FocusTerms }, intIn(0, 64)},
-	{"floors.focus_share", []string{"MEMDESK_FOCUS_SHARE"}, func(c *Config) any { return &c.Floors.FocusShare }, floatIn(0, 1)},
+	{"floors.min_coverage", []string{"MEMDESK_MIN_COVERAGE"}, func(c *Config) any { return &c.Floors.MinCoverage }, floatIn(0, 1)},
 	{"floors.min_jaccard", []string{"MEMDESK_MIN_JACCARD"}, func(c *Config) any { return &c.Floors.MinJaccard }, floatIn(0, 1)},
 	{"floors.min_semantic_similarity", []string{"MEMDESK_MIN_SEMANTIC_SIMILARITY"}, func(c *Config) any { return &c.Floors.MinSemanticSimilarity }, floatIn(0, 1)},
 	{"weights.fts", []string{"MEMDESK_WEIGHT_FTS"}, func(c *Config) any { return &c.Weights.FTS }, floatIn(0, 10)},
@@ -118,6 +116,8 @@ var settings = []setting{
 // a config file that still has one keeps working, and the CLI says the setting is gone.
 var retired = map[string]string{
 	"floors.min_fts_terms": "floors.min_evidence",
+	"floors.focus_terms":   "floors.min_coverage",
+	"floors.focus_share":   "floors.min_coverage",
 }
 
 func findSetting(key string) (setting, bool) {

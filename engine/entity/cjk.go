@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memdesk/memdesk/engine/analysis"
 )
 
 // isNounTag reports the gse (ICTCLAS-style) part-of-speech tags kept from Han text: person (nr,
@@ -71,24 +73,44 @@ type ContentWord struct {
 // ContentWords cuts a Han run as extraction does and keeps its dictionary words of two or
 // more characters of content parts of speech. 听起来真不错 is 听 / 起来 / 真 / 不错, so a query's bigram 听起, which spans
 // no word, is never taken for its topic.
+//
+// What the dictionary does not know it cuts into single characters: most often a name
+// (张晓燕 is 张 / 晓 / 燕, 周子涵 周 / 子 / 涵). Two neighbouring single characters, neither a
+// function character (的, 在, 我…), are a word of their own, two characters long, as specific
+// as a dictionary word seen unknownPairCount times: a name is what a question about a person
+// turns on, and a pair of short words side by side (狗 / 叫) is rarely less telling.
 func (x *Extractor) ContentWords(run string) []ContentWord {
 	total := x.seg.Dict.TotalFreq()
 	var out []ContentWord
 	at := 0
+	var prev string // the single character before this token, "" if none
 	for _, w := range x.seg.Pos(run, false) {
 		n := utf8.RuneCountInString(w.Text)
-		// Single characters are left out: the dictionary's counts for them are not how often
-		// they occur (gse enters 是 with a count of 2), and a query searches a character on
-		// its own only when it is all the query has (query.LexicalTerms).
+		// Single characters are left out on their own: the dictionary's counts for them are
+		// not how often they occur (gse enters 是 with a count of 2), and a query searches a
+		// character on its own only when it is all the query has (query.LexicalTerms).
 		if n >= 2 && isContentTag(w.Pos) {
 			if freq, _, ok := x.seg.Find(w.Text); ok && freq > 0 && total > freq {
 				out = append(out, ContentWord{Start: at, Len: n, Specificity: math.Log(total / freq)})
 			}
 		}
+		single := ""
+		if n == 1 && !analysis.HasFunctionChar(w.Text) {
+			single = w.Text
+			if prev != "" && total > unknownPairCount {
+				out = append(out, ContentWord{Start: at - 1, Len: 2, Specificity: math.Log(total / unknownPairCount)})
+			}
+		}
+		prev = single
 		at += n
 	}
 	return out
 }
+
+// unknownPairCount is how often, in the dictionary's counts, a pair of characters it does not
+// know as a word is taken to occur: 1,000 of its 33 million, a specificity of 10.4, between
+// an everyday noun (城市 7.2, 名字 8.7) and a known name (李娜 11.2, 王伟 13.1).
+const unknownPairCount = 1000
 
 // isContentTag reports the part-of-speech tags of words that can carry a topic: nouns of
 // every kind (n...), verbs (v...), adjectives (a...), idioms (i), set phrases (l) and

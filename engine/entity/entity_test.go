@@ -204,8 +204,12 @@ func TestContentWords(t *testing.T) {
 		run  string
 		want []string
 	}{
-		// Pronouns and particles carry no topic; single characters are left out.
-		{"我的猫叫什么名字", []string{"名字"}},
+		// Pronouns and particles carry no topic; a single character is left out alone, but
+		// two side by side that the dictionary does not know as a word are one (a name, most
+		// often: 张 / 晓 / 燕).
+		{"我的猫叫什么名字", []string{"猫叫", "名字"}},
+		{"我的猫", nil},
+		{"张晓燕住在哪个城市", []string{"张晓", "晓燕", "燕住", "城市"}},
 		// 听起 spans no word: the cut is 听 / 起来 / 真 / 不错.
 		{"听起来真不错", []string{"起来", "不错"}},
 	}

@@ -36,6 +36,16 @@ func LexicalTerms(q string, max int) []analysis.Term {
 	return out
 }
 
+// Occurrences counts how often each term occurs in q, by its index text: what LexicalTerms
+// keeps once, a pasted conversation may say turn after turn.
+func Occurrences(q string) map[string]int {
+	n := map[string]int{}
+	for t := range analysis.Terms(q) {
+		n[t.Text]++
+	}
+	return n
+}
+
 // WordTerms are the texts of LexicalTerms, at most MaxTerms.
 func WordTerms(q string) []string {
 	terms := LexicalTerms(q, MaxTerms)

@@ -3,7 +3,6 @@ package rank
 import (
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/memdesk/memdesk/engine/analysis"
 )
@@ -15,7 +14,8 @@ import (
 // several independent terms multiplies the odds, so their idfs add. ln(N), the evidence of a
 // term only one text holds, is the store's chance level; each hit of an answered query needs
 // a share of it (Floors.HitEvidence), and whether the query is answered at all is the best
-// candidate's significance under a null model (below) and the focus (focus.go).
+// candidate's significance under a null model (below) and its coverage of the query
+// (coverage.go).
 //
 // The same rule fits every size of store. In a user's store of 9 facts one shared content
 // word with one holder is ln(9) = 2.2, the chance level: answered. In a pooled store of
@@ -85,7 +85,7 @@ func newEvidenceModel(src *Source) *evidenceModel {
 			df = src.DF[i]
 		}
 		w := idf(src.N, df)
-		if t.Kind == analysis.Bigram && strings.ContainsAny(t.Text, functionChars) {
+		if t.Kind == analysis.Bigram && analysis.HasFunctionChar(t.Text) {
 			w = 0
 		}
 		m.idf = append(m.idf, w)
@@ -107,11 +107,15 @@ func newEvidenceModel(src *Source) *evidenceModel {
 // lexical is the evidence of a candidate holding the terms of mask (bit i: LexicalTerms[i]),
 // and the terms it counted.
 func (m *evidenceModel) lexical(mask uint64) (float64, []int) {
+	total, _, used := m.lexicalParts(mask)
+	return total, used
+}
+
+// lexicalParts is lexical with the share of the evidence its CJK runs gave.
+func (m *evidenceModel) lexicalParts(mask uint64) (total, cjk float64, used []int) {
 	if mask == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
-	var total float64
-	var used []int
 	for r, idx := range m.runs {
 		var matched []int
 		for _, i := range idx {
@@ -135,10 +139,11 @@ func (m *evidenceModel) lexical(mask uint64) (float64, []int) {
 		}
 		w, picked := m.bestDisjointBigrams(matched)
 		total += w
+		cjk += w
 		used = append(used, picked...)
 	}
 	slices.Sort(used)
-	return total, used
+	return total, cjk, used
 }
 
 // bestDisjointBigrams picks, among the matched terms of one CJK run, the set of greatest idf
@@ -276,9 +281,3 @@ func (m *evidenceModel) significance(e float64) float64 {
 	}
 	return -math.Log(n * tail)
 }
-
-// functionChars are Chinese function characters (particles, pronouns, copulas, measure
-// words). A bigram that holds one (的电, 话是, 你的, 让我) spans a word boundary or is a
-// grammatical frame, not a word: it is searched, but it is no evidence that a text is about
-// the query. A long chat shares a few of them with some sentence of any large store.
-const functionChars = "的了是在和与及或有也都就还又很吗呢吧啊呀着过把被让给对从向到这那哪谁什么个一不没我你他她它们之其"

@@ -42,12 +42,15 @@ func (r FloorReport) Unanswered() string {
 		return ""
 	case r.BestEvidence == 0:
 		return "no text holds any of its words"
-	case !r.Focused && len(r.Focus) > 0:
-		words := strings.Join(r.Focus[:min(3, len(r.Focus))], ", ")
-		if len(r.Focus) > 3 {
+	case !r.Covered && len(r.Words) > 0:
+		words := strings.Join(r.Words[:min(3, len(r.Words))], ", ")
+		if len(r.Words) > 3 {
 			words += ", …"
 		}
-		return fmt.Sprintf("no matching text holds any of its key words (%s)", words)
+		if len(r.Held) == 0 {
+			return fmt.Sprintf("no matching text holds any of its key words (%s)", words)
+		}
+		return fmt.Sprintf("no matching text holds enough of what it asks (the closest holds %s, of %s)", strings.Join(r.Held, ", "), words)
 	}
 	return "what matches is what any question with these words would find by chance"
 }

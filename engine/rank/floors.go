@@ -11,12 +11,10 @@ type Floors struct {
 	// an answered query returns the whole evidence list, down to texts that share a single
 	// informative term with it, but not a stopword's worth.
 	HitEvidence float64 `json:"hit_evidence"`
-	// FocusTerms is how many of the query's most specific words (focus.go) the store must
-	// hold in some text that clears HitEvidence for it to hold an answer; 0 disables it.
-	FocusTerms int `json:"focus_terms"`
-	// FocusShare raises FocusTerms for a long query to that share of its units: in a pasted
-	// conversation the question's topic is one of many things said.
-	FocusShare float64 `json:"focus_share"`
+	// MinCoverage is the share of one clause of the query, its words weighed by how specific
+	// they are in general language (coverage.go), that some text clearing HitEvidence must
+	// hold for the store to hold an answer; 0 disables it.
+	MinCoverage float64 `json:"min_coverage"`
 	// MinJaccard is the entity leg's floor on its anchored Jaccard.
 	MinJaccard float64 `json:"min_jaccard"`
 	// MinSemanticSimilarity is the semantic floor as configured: a minimum, raised to the
@@ -27,7 +25,7 @@ type Floors struct {
 
 // DefaultFloors are the strict profile.
 func DefaultFloors() Floors {
-	return Floors{MinEvidence: -1.4, HitEvidence: 0.5, FocusTerms: 3, FocusShare: 0.15, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
+	return Floors{MinEvidence: -1.4, HitEvidence: 0.5, MinCoverage: 0.25, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
 }
 
 // profile is the set of floors one ranking pass applies: the strict floors, or the loose ones

@@ -15,7 +15,10 @@
 package rank
 
 import (
+	"cmp"
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -108,9 +111,9 @@ type Query struct {
 	SemanticNoise float64
 	// Model is what the engine measured of the embedding model: the semantic leg's role.
 	Model Model
-	// Focus are the query's units that can carry its topic, those no text holds too: ranking
-	// chooses its focus among them (focus.go).
-	Focus []FocusUnit
+	// Clauses are the query's sentences and lines with the units that can carry their topic,
+	// those no text holds too (coverage.go).
+	Clauses []Clause
 	// Asked is how many distinct lexical terms the query has, those no text holds too.
 	Asked int
 }
@@ -180,10 +183,16 @@ type FloorReport struct {
 	Significance float64 `json:"significance"`
 	// Terms is how many of the query's terms the scope holds at all (of that source).
 	Terms int `json:"terms"`
-	// Focus are the query's focus words (focus.go), most specific first; Focused says whether
-	// some source holds one in a text that clears the per-hit bar.
-	Focus   []string `json:"focus,omitempty"`
-	Focused bool     `json:"focused"`
+	// Coverage is the largest share of a query clause (coverage.go) that a text clearing the
+	// per-hit bar holds, Covered whether it reaches MinCoverage (or the query has no unit to
+	// measure); Clause is that clause, Held the units the text holds and Words the clause's
+	// most specific units (of the query's best-covered clause, or of its first when no text
+	// holds any).
+	Coverage float64  `json:"coverage"`
+	Covered  bool     `json:"covered"`
+	Clause   string   `json:"clause,omitempty"`
+	Held     []string `json:"held,omitempty"`
+	Words    []string `json:"words,omitempty"`
 	// SemanticAnswered says a leading semantic leg found a text above the query's chance
 	// level; SemanticRole is the role the leg played ("leading", "supporting", "" when off).
 	SemanticAnswered bool   `json:"semantic_answered,omitempty"`
@@ -231,6 +240,25 @@ func rankWithRetry(q Query, sources []*Source, cfg Config) Result {
 	return Result{Hits: hits, Report: report}
 }
 
+// reportedWords is how many of a clause's most specific units a report names.
+const reportedWords = 5
+
+// sortedKeys are a map's keys in a fixed order (kind, then id), so that what a ranking
+// pass reports of ties does not depend on map iteration.
+func sortedKeys[V any](m map[Key]V) []Key {
+	keys := make([]Key, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return keys
+}
+
 func anyCorroborated(hits []Hit) bool {
 	for _, h := range hits {
 		if !h.SemanticOnly {
@@ -276,8 +304,14 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 			subIDF[i] = idf(src.N, src.SubstringDF[i])
 		}
 	}
+	cjk := map[Key]float64{}
+	var best float64
 	for key, c := range src.Candidates {
-		e, used := se.model.lexical(c.Terms)
+		e, chinese, used := se.model.lexicalParts(c.Terms)
+		if chinese > 0 {
+			cjk[key] = chinese
+		}
+		best = max(best, e)
 		if ev, ok := src.Entity[key]; ok {
 			e = max(e, se.model.entity(ev.Anchors))
 		}
@@ -292,8 +326,23 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 		}
 		se.of[key], se.used[key] = e, used
 	}
+	// Chinese is indexed as overlapping bigrams, so bm25 counts a four-character word three
+	// times and scores a text that repeats one common pair above one holding two of the
+	// question's words. The evidence counts each word once (the best bigrams that share no
+	// character): added to the lexical leg, as a share of the best candidate's, it is the
+	// count of the question's words a text holds that a word index would have
+	// (doc/retrieval.md). Latin words are scored as words already and get nothing.
+	if best > 0 && len(cjk) > 0 {
+		for key, v := range se.lexical {
+			se.lexical[key] = (v + cjkEvidenceWeight*cjk[key]/best) / (1 + cjkEvidenceWeight)
+		}
+	}
 	return se
 }
+
+// cjkEvidenceWeight is what the Chinese evidence of the best candidate adds to the lexical
+// leg, whose best bm25 is 1: half as much (so a third of the leg, which stays within 0..1).
+const cjkEvidenceWeight = 0.5
 
 // rankOnce applies one floor profile to every source and fuses what survives. The store
 // holds an answer when some source's best candidate (inside the time window) is significant:
@@ -312,23 +361,29 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	weighed := make([]*sourceEvidence, len(sources))
 	semanticAnswered := make([]bool, len(sources))
 	report.Significance = math.Inf(-1)
-	foc := newFocus(q.Focus, floors.FocusTerms, floors.FocusShare)
-	report.Focus = foc.surface
 	for i, src := range sources {
 		se := weigh(src, cfg, floors)
 		se.complete = completeMatches(q, src)
-		focused := foc.empty()
-		holds := foc.in(src)
+		cov := newCoverage(q.Clauses, src)
+		if len(report.Words) == 0 && len(cov.clauses) > 0 {
+			report.Words = cov.clauses[0].words(reportedWords)
+		}
+		covered := !cov.measurable() || floors.MinCoverage <= 0
 		hitBar := floors.HitEvidence * se.chance
 		whole := false
-		for key, e := range se.of {
-			c := src.Candidates[key]
+		for _, key := range sortedKeys(se.of) {
+			e, c := se.of[key], src.Candidates[key]
 			if !q.Window.contains(c.CreatedAt) {
 				continue
 			}
 			se.best = max(se.best, e)
-			if e > 0 && e >= hitBar && holds(c, floors.loose) {
-				focused = true
+			if e > 0 && e >= hitBar {
+				share, cb := cov.of(c, floors.loose)
+				covered = covered || share >= floors.MinCoverage
+				if cb != nil && share > report.Coverage {
+					report.Coverage, report.Clause = share, clip(cb.clause.Text)
+					report.Held, report.Words = cb.heldWords(c, floors.loose), cb.words(reportedWords)
+				}
 			}
 			whole = whole || se.complete(c)
 		}
@@ -338,8 +393,8 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			report.Significance = sig
 			report.BestEvidence, report.Chance, report.Terms = se.best, se.chance, len(src.LexicalTerms)
 		}
-		report.Focused = report.Focused || focused || whole
-		if whole || se.best > 0 && sig >= floors.MinEvidence && focused {
+		report.Covered = report.Covered || covered || whole
+		if whole || se.best > 0 && sig >= floors.MinEvidence && covered {
 			report.Answered = true
 		}
 		// A leading model's find above the query's chance level is an answer too.

@@ -235,48 +235,58 @@ func FuzzEvidence(f *testing.F) {
 	})
 }
 
-func TestFocusIsTheMostSpecificUnits(t *testing.T) {
-	units := []FocusUnit{
+// TestCoverageOfAClause: what holding each kind of unit is worth, and that a candidate is
+// measured against its best clause.
+func TestCoverageOfAClause(t *testing.T) {
+	src := &Source{LexicalTerms: []Term{{Text: "简约"}, {Text: "风格"}, {Text: "amp-activ"}, {Text: "activ"}, {Text: "kinas"}},
+		Substrings: []string{"Sourdough"}}
+	word := Unit{Terms: []string{"简约", "约风", "风格"}, All: true, Surface: "简约风格", Specificity: 12}
+	pair := Unit{Terms: []string{"风格"}, All: true, Surface: "风格", Specificity: 8}
+	compound := Unit{Terms: []string{"amp-activ", "amp", "activ"}, TermSpecificity: []float64{17, 12, 9},
+		Surface: "AMP-activated", Specificity: 17}
+	kinase := Unit{Terms: []string{"kinas"}, TermSpecificity: []float64{13}, Surface: "kinase", Specificity: 13}
+	sour := Unit{Terms: []string{"sourdough"}, TermSpecificity: []float64{16}, Surface: "sourdough", Specificity: 16}
+	claim := Clause{Text: "AMP-activated kinase", Units: []Unit{compound, kinase}}
+	cases := []struct {
+		name    string
+		clauses []Clause
+		c       Candidate
+		loose   bool
+		want    float64
+	}{
+		// 约风 is held by no text of the scope: no text can hold the whole word.
+		{"a Chinese word needs all its bigrams", []Clause{{Units: []Unit{word, pair}}}, Candidate{Terms: 0b011}, false, 8.0 / 20},
+		{"the compound itself", []Clause{claim}, Candidate{Terms: 0b00100}, false, 17.0 / 30},
+		{"a part of a compound is worth the part", []Clause{claim}, Candidate{Terms: 0b01000}, false, 9.0 / 30},
+		{"the compound and another word", []Clause{claim}, Candidate{Terms: 0b11100}, false, 1},
+		{"nothing held", []Clause{claim}, Candidate{Terms: 0b00011}, false, 0},
+		{"a substring counts only under the loose profile", []Clause{{Units: []Unit{sour, kinase}}}, Candidate{Substrings: 1}, false, 0},
+		{"a substring of a word as written, loose", []Clause{{Units: []Unit{sour, kinase}}}, Candidate{Substrings: 1}, true, 16.0 / 29},
+		{"the best clause", []Clause{claim, {Units: []Unit{pair}}}, Candidate{Terms: 0b00010}, false, 1},
+	}
+	for _, tc := range cases {
+		got, _ := newCoverage(tc.clauses, src).of(tc.c, tc.loose)
+		if math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: coverage = %.3f, want %.3f", tc.name, got, tc.want)
+		}
+	}
+	if newCoverage([]Clause{{Text: "3.12"}}, src).measurable() {
+		t.Error("a clause without units is measurable")
+	}
+}
+
+// TestCoverageReportsTheClauseMostSpecificFirst: the words a report names are the clause's
+// most specific (ties: the earlier).
+func TestCoverageReportsTheClauseMostSpecificFirst(t *testing.T) {
+	units := []Unit{
 		{Terms: []string{"hour"}, Surface: "hours", Specificity: 8},
 		{Terms: []string{"documentari"}, Surface: "documentaries", Specificity: 14},
 		{Terms: []string{"spend"}, Surface: "spend", Specificity: 9},
 		{Terms: []string{"watch"}, Surface: "watched", Specificity: 9},
 	}
-	if got := newFocus(units, 2, 0).surface; !slices.Equal(got, []string{"documentaries", "spend"}) {
-		t.Errorf("focus of 2 = %v, want documentaries, spend (ties: the earlier)", got)
-	}
-	if got := newFocus(units, 1, 0.5).surface; len(got) != 2 {
-		t.Errorf("a share of 0.5 of 4 units = %v, want 2 units", got)
-	}
-	if f := newFocus(units, 0, 0.5); !f.empty() {
-		t.Errorf("FocusTerms 0 disables the focus, got %v", f.surface)
-	}
-}
-
-func TestFocusHeldByACandidate(t *testing.T) {
-	src := &Source{LexicalTerms: []Term{{Text: "简约"}, {Text: "风格"}, {Text: "go-sqlite3"}}, Substrings: []string{"Sourdough"}}
-	word := FocusUnit{Terms: []string{"简约", "约风", "风格"}, All: true, Surface: "简约风格", Specificity: 12}
-	compound := FocusUnit{Terms: []string{"go-sqlite3", "go", "sqlite3"}, Surface: "go-sqlite3", Specificity: 17}
-	sour := FocusUnit{Terms: []string{"sourdough"}, Surface: "sourdough", Specificity: 16}
-	cases := []struct {
-		name  string
-		unit  FocusUnit
-		c     Candidate
-		loose bool
-		want  bool
-	}{
-		// 约风 is held by no text of the scope: no text can hold the whole word.
-		{"a Chinese word needs all its bigrams", word, Candidate{Terms: 0b011}, false, false},
-		{"a compound is held by any of its terms", compound, Candidate{Terms: 0b100}, false, true},
-		{"no focus term", compound, Candidate{Terms: 0b011}, false, false},
-		{"a substring counts only under the loose profile", sour, Candidate{Substrings: 1}, false, false},
-		{"a substring of the focus word, loose", sour, Candidate{Substrings: 1}, true, true},
-	}
-	for _, tc := range cases {
-		f := newFocus([]FocusUnit{tc.unit}, 1, 0)
-		if got := f.in(src)(tc.c, tc.loose); got != tc.want {
-			t.Errorf("%s: held = %v, want %v", tc.name, got, tc.want)
-		}
+	cov := newCoverage([]Clause{{Units: units}}, &Source{})
+	if got := cov.clauses[0].words(2); !slices.Equal(got, []string{"documentaries", "spend"}) {
+		t.Errorf("words of 2 = %v, want documentaries, spend", got)
 	}
 }
 
@@ -287,9 +297,10 @@ func TestUnanswered(t *testing.T) {
 	}{
 		{FloorReport{Answered: true, BestEvidence: 3}, ""},
 		{FloorReport{}, "no text holds any of its words"},
-		{FloorReport{BestEvidence: 4, Focus: []string{"harpsichord", "marathon"}}, "no matching text holds any of its key words (harpsichord, marathon)"},
-		{FloorReport{BestEvidence: 4, Focus: []string{"a", "b", "c", "d"}}, "no matching text holds any of its key words (a, b, c, …)"},
-		{FloorReport{BestEvidence: 4, Focus: []string{"health"}, Focused: true}, "what matches is what any question with these words would find by chance"},
+		{FloorReport{BestEvidence: 4, Words: []string{"harpsichord", "marathon"}}, "no matching text holds any of its key words (harpsichord, marathon)"},
+		{FloorReport{BestEvidence: 4, Words: []string{"a", "b", "c", "d"}}, "no matching text holds any of its key words (a, b, c, …)"},
+		{FloorReport{BestEvidence: 4, Words: []string{"tumors", "skin"}, Held: []string{"skin"}}, "no matching text holds enough of what it asks (the closest holds skin, of tumors, skin)"},
+		{FloorReport{BestEvidence: 4, Words: []string{"health"}, Covered: true}, "what matches is what any question with these words would find by chance"},
 	}
 	for _, tc := range cases {
 		if got := tc.r.Unanswered(); got != tc.want {

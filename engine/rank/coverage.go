@@ -1,0 +1,194 @@
+package rank
+
+import (
+	"slices"
+	"strings"
+)
+
+// Coverage. Evidence (evidence.go) measures how unlikely a match is by chance in the store;
+// it cannot tell what a match is about. A chat about a giraffe's skin shares "skin" with
+// "AIRE is expressed in some skin tumors", a word one turn in 244 holds, and science abstracts
+// hold "hours", "spent" and "total" together often enough that "how many hours have I spent
+// playing games in total?" finds one with all three. What such a match lacks is most of the
+// question: weighed by how specific each of its words is in general language (package
+// background), whether the store holds them or not, "skin" is a small part of what the claim
+// says, and "Tom lost his job at the plant" holds most of "what does Tom do for a job".
+//
+// So the store holds an answer only when some text that clears the per-hit bar holds at
+// least MinCoverage of one clause of the query, by that weight. A clause is a sentence or a
+// line: in a pasted conversation the question is one of many things said, and a memory
+// answers one line of it, not the whole. One quarter: a text holding one of a question's two
+// words of equal weight, or its most specific of three, covers it; one ordinary word of a
+// long claim does not.
+
+// Unit is one place in a query clause that can carry its topic: a word (with a compound's
+// parts) or a Chinese word, spelled in index terms, and how specific it is in general
+// language.
+type Unit struct {
+	Terms []string
+	// All: a text holds the unit only when it holds every term (a Chinese word's bigrams);
+	// otherwise any one (a compound or one of its parts), worth that term's own
+	// TermSpecificity: "activated" is not as specific as "AMP-activated".
+	All             bool
+	TermSpecificity []float64
+	Surface         string
+	Specificity     float64
+}
+
+// Clause is one sentence or line of the query, with its units.
+type Clause struct {
+	Text  string
+	Units []Unit
+}
+
+// coverage measures candidates of one source against the query's clauses.
+type coverage struct {
+	clauses []clauseBits
+}
+
+// clauseBits is a clause with its units spelled in the source's term bits.
+type clauseBits struct {
+	clause *Clause
+	total  float64
+	units  []unitBits
+}
+
+// unitBits is one unit in a source's term bits. An All unit needs all of its bits together
+// (none: some term of it is in no text of the scope, so no text holds it) and is worth its
+// specificity; any other is worth the best of the terms a text holds. Under the loose profile
+// a substring match (the trigram fallback's) of the unit as the query wrote it holds it too.
+type unitBits struct {
+	all   uint64
+	whole float64
+	terms []uint64
+	worth []float64
+	sub   uint64
+}
+
+func newCoverage(clauses []Clause, src *Source) coverage {
+	bit := map[string]uint64{}
+	for i, t := range src.LexicalTerms {
+		if i < 64 {
+			bit[t.Text] = 1 << i
+		}
+	}
+	var c coverage
+	for i := range clauses {
+		cl := &clauses[i]
+		cb := clauseBits{clause: cl}
+		for _, u := range cl.Units {
+			cb.total += u.Specificity
+			ub := unitBits{whole: u.Specificity}
+			for j, s := range src.Substrings {
+				if j < 64 && strings.EqualFold(s, u.Surface) {
+					ub.sub |= 1 << j
+				}
+			}
+			if u.All {
+				for _, t := range u.Terms {
+					b, ok := bit[t]
+					if !ok {
+						ub.all = 0
+						break
+					}
+					ub.all |= b
+				}
+			} else {
+				for j, t := range u.Terms {
+					if b, ok := bit[t]; ok {
+						w := u.Specificity
+						if j < len(u.TermSpecificity) {
+							w = min(w, u.TermSpecificity[j])
+						}
+						ub.terms, ub.worth = append(ub.terms, b), append(ub.worth, w)
+					}
+				}
+			}
+			cb.units = append(cb.units, ub)
+		}
+		if cb.total > 0 {
+			c.clauses = append(c.clauses, cb)
+		}
+	}
+	return c
+}
+
+// measurable reports whether the query has any unit at all: a query of numbers, stopwords or
+// (before the segmenter has loaded) Chinese has none, and is answered on its evidence alone.
+func (c coverage) measurable() bool { return len(c.clauses) > 0 }
+
+// of returns the share of its best clause a candidate holds, and that clause.
+func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
+	var best float64
+	var at *clauseBits
+	for i := range c.clauses {
+		cb := &c.clauses[i]
+		var held float64
+		for _, u := range cb.units {
+			held += u.held(cand, loose)
+		}
+		if share := held / cb.total; share > best {
+			best, at = share, cb
+		}
+	}
+	return best, at
+}
+
+// held is what a candidate's holding of the unit is worth.
+func (u unitBits) held(c Candidate, loose bool) float64 {
+	if loose && c.Substrings&u.sub != 0 {
+		return u.whole
+	}
+	if u.all != 0 {
+		if c.Terms&u.all == u.all {
+			return u.whole
+		}
+		return 0
+	}
+	var best float64
+	for i, b := range u.terms {
+		if c.Terms&b != 0 {
+			best = max(best, u.worth[i])
+		}
+	}
+	return best
+}
+
+// words lists a clause's units, most specific first (ties: the earlier), for a report.
+func (cb *clauseBits) words(n int) []string {
+	units := slices.Clone(cb.clause.Units)
+	slices.SortStableFunc(units, func(a, b Unit) int {
+		switch {
+		case a.Specificity > b.Specificity:
+			return -1
+		case a.Specificity < b.Specificity:
+			return 1
+		}
+		return 0
+	})
+	var out []string
+	for _, u := range units[:min(n, len(units))] {
+		out = append(out, u.Surface)
+	}
+	return out
+}
+
+// heldWords lists the units of a clause a candidate holds, in clause order.
+func (cb *clauseBits) heldWords(cand Candidate, loose bool) []string {
+	var out []string
+	for i, u := range cb.units {
+		if u.held(cand, loose) > 0 {
+			out = append(out, cb.clause.Units[i].Surface)
+		}
+	}
+	return out
+}
+
+// clip is a clause's text as a report shows it: one line, at most 80 characters.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:79]) + "…"
+	}
+	return s
+}
