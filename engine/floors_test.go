@@ -207,3 +207,22 @@ func TestRecallCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallDates: a month and a day are one term however written, so a date finds the
+// memory of that day, in either language, before one holding the same numbers the other
+// way round.
+func TestRecallDates(t *testing.T) {
+	e := openTestEngine(t)
+	rent := remember(t, e, "", "8月6日交房租")
+	birthday := remember(t, e, "", "小王的生日是6月8号")
+	remember(t, e, "", "周末去爬山")
+	for _, q := range []string{"6月8日", "6月8号是谁的生日", "what happened on June 8th?", "the 8th of June"} {
+		ids := recallIDs(t, e, RecallRequest{Query: q})
+		if len(ids) == 0 || ids[0] != birthday {
+			t.Errorf("%q = %v, want %d (6月8号) first", q, ids, birthday)
+		}
+	}
+	if ids := recallIDs(t, e, RecallRequest{Query: "August 6"}); len(ids) == 0 || ids[0] != rent {
+		t.Errorf("August 6 = %v, want %d (8月6日) first", ids, rent)
+	}
+}

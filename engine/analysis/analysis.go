@@ -30,7 +30,7 @@ import (
 
 // Version names the analysis. Anything indexed under another version is re-indexed: bump it
 // whenever Terms can give other terms for the same text.
-const Version = 4
+const Version = 5
 
 // Kind says what a term is.
 type Kind uint8
@@ -42,6 +42,9 @@ const (
 	Part                 // one piece of a compound, folded and stemmed like a word
 	Bigram               // two adjacent CJK characters
 	Unigram              // one CJK character
+	// Date is a month and a day however written (6月8号, June 8th, 8 June), as 6月8日
+	// (date.go); it stands beside the words it comes from, in the run of the first.
+	Date
 )
 
 // Term is one term of a text.
@@ -66,7 +69,7 @@ type Term struct {
 // unigram of a one-character run, which stands alone.
 func (t Term) Counted() bool {
 	switch t.Kind {
-	case Part:
+	case Part, Date:
 		return false
 	case Unigram:
 		return t.alone
@@ -77,10 +80,11 @@ func (t Term) Counted() bool {
 // Terms yields the terms of text in order of appearance, repeats included.
 func Terms(text string) iter.Seq[Term] {
 	return func(yield func(Term) bool) {
-		folded := Fold(text)
-		n := 0
-		for run := range runs(folded) {
-			i := n
+		var all []run
+		for r := range runs(Fold(text)) {
+			all = append(all, r)
+		}
+		for i, run := range all {
 			ok := run.emit(func(t Term) bool {
 				t.Run = i
 				return yield(t)
@@ -88,7 +92,9 @@ func Terms(text string) iter.Seq[Term] {
 			if !ok {
 				return
 			}
-			n++
+			if date, ok := dateAt(all, i); ok && !yield(Term{Text: date, Kind: Date, Surface: date, Run: i}) {
+				return
+			}
 		}
 	}
 }

@@ -18,7 +18,7 @@ func texts(s string) []string {
 	return out
 }
 
-var kindNames = map[Kind]string{Word: "w", Compound: "c", Part: "p", Bigram: "b", Unigram: "u"}
+var kindNames = map[Kind]string{Word: "w", Compound: "c", Part: "p", Bigram: "b", Unigram: "u", Date: "d"}
 
 var termCases = []struct {
 	name string
@@ -47,6 +47,12 @@ var termCases = []struct {
 	{"invalid utf8 separates", "ab\xffcd", []string{"ab/w", "cd/w"}},
 	{"nul separates", "abc\x00def", []string{"abc/w", "def/w"}},
 	{"fts5 syntax is punctuation", `"a" * (b) AND c:d ^e`, []string{"a/w", "b/w", "and/w", "c/w", "d/w", "e/w"}},
+	{"a chinese date", "6月8号", []string{"6/w", "6月8日/d", "月/u", "8/w", "号/u"}},
+	{"a chinese date with its year", "2023年06月08日交房租", []string{"2023/w", "年/u", "06/w", "6月8日/d", "月/u", "08/w", "日交/b", "日/u", "交房/b", "交/u", "房租/b", "房/u", "租/u"}},
+	{"an english date", "June 8th", []string{"june/w", "6月8日/d", "8th/w"}},
+	{"day first", "8 June, the 1st of Sept", []string{"8/w", "6月8日/d", "june/w", "the/w", "1st/w", "9月1日/d", "of/w", "sept/w"}},
+	{"may is a month before its day only", "you may 3 times; 8 may", []string{"you/w", "may/w", "5月3日/d", "3/w", "time/w", "8/w", "may/w"}},
+	{"not a date", "13月8日 June 32 8 of", []string{"13/w", "月/u", "8/w", "日/u", "june/w", "32/w", "8/w", "of/w"}},
 	{"only punctuation", `*"()-:^`, nil},
 	{"empty", "", nil},
 }
