@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,54 @@ func TestWrittenAfter(t *testing.T) {
 		if got := WrittenAfter(tc.aAt, tc.aID, tc.bAt, tc.bID); got != tc.want {
 			t.Errorf("WrittenAfter(%v, %d, %v, %d) = %v, want %v", tc.aAt, tc.aID, tc.bAt, tc.bID, got, tc.want)
 		}
+	}
+}
+
+// TestRecallPutsTheNewerOfAContradictionFirst: the ranking puts the older fact first (it
+// holds more of the query); the newer one, which contradicts it, is moved above it.
+func TestRecallPutsTheNewerOfAContradictionFirst(t *testing.T) {
+	e := openTestEngine(t)
+	old := remember(t, e, "", "CI uses Python 3.11 on the build server, pinned by the data team")
+	remember(t, e, "", "The build server has 32 GB of memory")
+	newer := remember(t, e, "", "CI uses Python 3.12")
+	res, err := e.Recall(context.Background(), RecallRequest{Query: "which python does CI use on the build server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	if len(ids) < 2 || ids[0] != newer || ids[1] != old {
+		t.Fatalf("hits %v, want %d (newer) then %d (older)", ids, newer, old)
+	}
+	if !strings.Contains(res.Hits[0].Why, "newer than #1") {
+		t.Errorf("why = %q, want it to say it was moved above #%d", res.Hits[0].Why, old)
+	}
+}
+
+func TestNewerFirstMovesOnlyThePairs(t *testing.T) {
+	hit := func(id int64, newerThan ...int64) Hit {
+		h := Hit{ID: id, Source: SourceMemory}
+		for _, o := range newerThan {
+			h.Conflicts = append(h.Conflicts, HitConflict{FactID: o, Newer: false})
+		}
+		return h
+	}
+	older := func(h Hit, newer ...int64) Hit {
+		for _, n := range newer {
+			h.Conflicts = append(h.Conflicts, HitConflict{FactID: n, Newer: true})
+		}
+		return h
+	}
+	// 1 < 3 < 5 in time, all contradicting each other; 2 and 4 stand alone.
+	hits := []Hit{older(hit(1), 3, 5), hit(2), older(hit(3, 1), 5), hit(4), hit(5, 1, 3)}
+	newerFirst(hits)
+	var got []int64
+	for _, h := range hits {
+		got = append(got, h.ID)
+	}
+	if want := []int64{5, 3, 1, 2, 4}; !cmp.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

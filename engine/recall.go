@@ -581,7 +581,39 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 	if err := e.markConflicts(ctx, out); err != nil {
 		return nil, err
 	}
+	newerFirst(out)
 	return out, nil
+}
+
+// newerFirst moves the newer memory of each contradicting pair above the older, where the
+// ranking put it below: "CI uses Python 3.12", written after "CI uses Python 3.11", is what
+// holds now. Nothing else moves, and each moved hit's why says so.
+func newerFirst(hits []Hit) {
+	at := func(id int64, from int) int {
+		for j := from; j < len(hits); j++ {
+			if hits[j].Source == SourceMemory && hits[j].ID == id {
+				return j
+			}
+		}
+		return -1
+	}
+	// Each move puts a strictly newer memory at i (written later, or the same time and a
+	// later id), so the loop ends.
+	for i := 0; i < len(hits); i++ {
+		for _, c := range hits[i].Conflicts {
+			if !c.Newer {
+				continue
+			}
+			if j := at(c.FactID, i+1); j > i {
+				moved := hits[j]
+				moved.Why += fmt.Sprintf(" · newer than #%d, which it contradicts: ranked above it", hits[i].ID)
+				copy(hits[i+1:j+1], hits[i:j])
+				hits[i] = moved
+				i-- // look at the moved hit's own conflicts
+				break
+			}
+		}
+	}
 }
 
 // markConflicts marks the memory hits that contradict each other, judged as a write is
