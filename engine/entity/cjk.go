@@ -113,16 +113,17 @@ func (x *Extractor) ContentWords(run string) []ContentWord {
 const unknownPairCount = 1000
 
 // isContentTag reports the part-of-speech tags of words that can carry a topic: nouns of
-// every kind (n...), verbs (v...), adjectives (a...), idioms (i), set phrases (l) and
-// abbreviations (j). Not pronouns, particles, prepositions, conjunctions, adverbs, numerals,
-// measure words, modal particles, directions, or time words (the query side reads those as a
-// created-time filter).
+// every kind (n...), verbs (v...), adjectives (a...), idioms (i), set phrases (l),
+// abbreviations (j) and time words (t: 生日, 平时, 周末; the relative ones, 昨天 or 上周, are
+// read as a created-time filter before a query's words are cut). Not pronouns, particles,
+// prepositions, conjunctions, adverbs, numerals, measure words, modal particles or
+// directions.
 func isContentTag(tag string) bool {
 	if tag == "" {
 		return false
 	}
 	switch tag[0] {
-	case 'n', 'v', 'a', 'i', 'l', 'j':
+	case 'n', 'v', 'a', 'i', 'l', 'j', 't':
 		return true
 	}
 	return false
