@@ -226,3 +226,26 @@ func TestRecallDates(t *testing.T) {
 		t.Errorf("August 6 = %v, want %d (8月6日) first", ids, rent)
 	}
 }
+
+// TestRecallAStoreAboutOnePerson: every fact names 赵磊, so his name tells the facts apart
+// from nothing; a question about him whose other words no fact holds (太太, 妻子) is still
+// answered by the facts about him, the one about his wife among them. A question about
+// someone else gets nothing.
+func TestRecallAStoreAboutOnePerson(t *testing.T) {
+	e := openEntityEngine(t)
+	var wife int64
+	for i, f := range []string{"赵磊在深圳做外贸生意", "赵磊的老家在湖南长沙", "赵磊收藏了两百多张黑胶唱片",
+		"赵磊的血型是O型", "赵磊每周打两次羽毛球", "赵磊的妻子孙悦是一名护士", "赵磊喜欢吃辣"} {
+		id := remember(t, e, "zl", f)
+		if i == 5 {
+			wife = id
+		}
+	}
+	ids := recallIDs(t, e, RecallRequest{Query: "赵磊的太太是做什么的", Space: "zl"})
+	if !slices.Contains(ids, wife) {
+		t.Errorf("赵磊的太太是做什么的 = %v, want the facts about him, %d among them", ids, wife)
+	}
+	if ids := recallIDs(t, e, RecallRequest{Query: "王小明的爸爸是做什么工作的", Space: "zl"}); len(ids) != 0 {
+		t.Errorf("a question about someone else = %v, want nothing", ids)
+	}
+}

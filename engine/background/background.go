@@ -130,6 +130,10 @@ type Unit struct {
 	Specificity     float64
 }
 
+// partWorth is what holding one piece of a compound is worth, as a share of the piece's own
+// specificity.
+const partWorth = 0.5
+
 // Units are the units of a query's text that can carry a topic, in query order, one per
 // distinct spelling. cjkWords cuts a CJK run into its content words; nil (no dictionary
 // loaded yet) leaves CJK text without units.
@@ -158,8 +162,14 @@ func Units(text string, cjkWords func(run string) []CJKWord) []Unit {
 			units = append(units, Unit{Surface: t.Surface})
 		}
 		if !slices.Contains(units[i].Terms, t.Text) {
+			// A piece of a compound says less than it would alone: the go of go-sqlite3
+			// is not the verb, and the activated of AMP-activated not every activation.
+			worth := s
+			if t.Kind == analysis.Part {
+				worth = s * partWorth
+			}
 			units[i].Terms = append(units[i].Terms, t.Text)
-			units[i].TermSpecificity = append(units[i].TermSpecificity, s)
+			units[i].TermSpecificity = append(units[i].TermSpecificity, worth)
 		}
 		if s > units[i].Specificity {
 			units[i].Specificity, units[i].Surface = s, t.Surface

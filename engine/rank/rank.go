@@ -275,6 +275,7 @@ type sourceEvidence struct {
 	lexical map[Key]float64 // mixed lexical raw score
 	of      map[Key]float64 // each candidate's evidence
 	used    map[Key][]int   // the lexical terms it counted
+	covers  map[Key]float64 // the share of its best clause it holds (inside the window)
 	best    float64
 	// complete says whether a candidate holds every term of the query.
 	complete func(Candidate) bool
@@ -369,7 +370,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			report.Words = cov.clauses[0].words(reportedWords)
 		}
 		covered := !cov.measurable() || floors.MinCoverage <= 0
-		hitBar := floors.HitEvidence * se.chance
+		se.covers = map[Key]float64{}
 		whole := false
 		for _, key := range sortedKeys(se.of) {
 			e, c := se.of[key], src.Candidates[key]
@@ -377,8 +378,13 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				continue
 			}
 			se.best = max(se.best, e)
-			if e > 0 && e >= hitBar {
+			// Coverage is measured by general language, not by this store: a text that holds
+			// some evidence and a quarter of a clause covers it, below the per-hit bar too. In
+			// a store of nine facts about 赵磊 his name is in every one and worth next to
+			// nothing against the others, yet a question about him is answered by them.
+			if e > 0 {
 				share, cb := cov.of(c, floors.loose)
+				se.covers[key] = share
 				covered = covered || share >= floors.MinCoverage
 				if cb != nil && share > report.Coverage {
 					report.Coverage, report.Clause = share, clip(cb.clause.Text)
@@ -437,14 +443,19 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		}
 		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
 		hitBar := floors.HitEvidence * se.chance
+		// A hit clears the per-hit bar, holds every term of the query, or covers a clause.
+		isHit := func(key Key, c Candidate, e float64) bool {
+			return e > 0 && (e >= hitBar || se.complete(c) || floors.MinCoverage > 0 && se.covers[key] >= floors.MinCoverage)
+		}
 		var lexical, entities, semantic []Score
 		kept := map[Key]bool{}
 		if report.Answered {
 			for key, raw := range se.lexical {
-				if !q.Window.contains(src.Candidates[key].CreatedAt) {
+				c := src.Candidates[key]
+				if !q.Window.contains(c.CreatedAt) {
 					continue
 				}
-				if e := se.of[key]; e <= 0 || e < hitBar && !se.complete(src.Candidates[key]) {
+				if !isHit(key, c, se.of[key]) {
 					report.DroppedFTS++
 					continue
 				}
