@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -247,5 +248,32 @@ func TestRecallAStoreAboutOnePerson(t *testing.T) {
 	}
 	if ids := recallIDs(t, e, RecallRequest{Query: "王小明的爸爸是做什么工作的", Space: "zl"}); len(ids) != 0 {
 		t.Errorf("a question about someone else = %v, want nothing", ids)
+	}
+}
+
+// TestRecallListsWhatTheFloorsDropped: asked for them, a recall lists the candidates the
+// floors left out and the floor that did; not asked, none.
+func TestRecallListsWhatTheFloorsDropped(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	skin := remember(t, e, "", "the giraffe's skin has a pattern like a map")
+	remember(t, e, "", "Tom lost his job at the plant last spring")
+	res, err := e.Recall(ctx, RecallRequest{Query: "AIRE is expressed in some skin tumors.", ListDropped: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 || len(res.Dropped) != 1 || res.Dropped[0].ID != skin ||
+		!strings.HasPrefix(res.Dropped[0].Floor, "the store holds no answer: no matching text holds enough") {
+		t.Errorf("hits %v, dropped %+v; want none, and the skin fact dropped because the store holds no answer", res.Hits, res.Dropped)
+	}
+	res, err = e.Recall(ctx, RecallRequest{Query: "AIRE is expressed in some skin tumors."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dropped != nil {
+		t.Errorf("dropped %+v without asking, want none", res.Dropped)
+	}
+	if _, err := e.Recall(ctx, RecallRequest{Query: "skin", ListDropped: -1}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("ListDropped -1: err %v, want ErrBadRequest", err)
 	}
 }

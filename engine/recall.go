@@ -56,6 +56,9 @@ type RecallRequest struct {
 	// Lang is the language of each hit's WhyPlain ("en", "zh"); "" follows the query:
 	// Chinese when it holds a Han character.
 	Lang string `json:"lang,omitempty"`
+	// ListDropped asks for up to this many of the candidates the floors left out, with the
+	// floor that did (RecallResult.Dropped): what a failure analysis reads.
+	ListDropped int `json:"list_dropped,omitempty"`
 }
 
 // lang is the language the hits' plain explanations are written in.
@@ -158,6 +161,19 @@ type RecallResult struct {
 	// DidYouMean is, when nothing was found, the query with its unknown words spelled as the
 	// store's own texts spell them, checked to find something ("pyhton" -> "python").
 	DidYouMean string `json:"did_you_mean,omitempty"`
+	// Dropped are the candidates the floors left out, best lexical score first, when the
+	// request asked for them (ListDropped).
+	Dropped []DroppedHit `json:"dropped,omitempty"`
+}
+
+// DroppedHit is a candidate the ranking left out and why.
+type DroppedHit struct {
+	Source   Source  `json:"source"`
+	ID       int64   `json:"id"`
+	Lexical  float64 `json:"lexical"`
+	Evidence float64 `json:"evidence"`
+	Coverage float64 `json:"coverage"`
+	Floor    string  `json:"floor"`
 }
 
 // candidateLimit is how many rows each index returns per source before floors and fusion.
@@ -172,6 +188,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	space, err := validSpace(req.Space)
 	if err != nil {
 		return RecallResult{}, err
+	}
+	if req.ListDropped < 0 {
+		return RecallResult{}, fmt.Errorf("%w: list_dropped is how many dropped candidates to list and cannot be negative (got %d)", ErrBadRequest, req.ListDropped)
 	}
 	if req.K < 0 {
 		return RecallResult{}, fmt.Errorf("%w: k is the most hits to return and cannot be negative (got %d); 0 means the default", ErrBadRequest, req.K)
@@ -230,7 +249,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		sources[i] = &g.source
 	}
 	rq := rank.Query{Window: plan.when, SemanticNoise: plan.semanticCal.Noise, Model: plan.semanticCal.model(), Clauses: e.queryClauses(req.Query, now),
-		Asked: len(plan.words)}
+		Asked: len(plan.words), ListDropped: req.ListDropped}
 	ranked := rank.Rank(rq, sources, e.rankConfig())
 	switch {
 	case ranked.WindowIgnored && len(ranked.Hits) > 0:
@@ -240,6 +259,14 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	}
 	res.Relaxed = ranked.Relaxed
 	res.Floors = ranked.Report
+	for _, d := range ranked.Dropped {
+		src := SourceMemory
+		if d.Key.Kind == store.KindChunk {
+			src = SourceKnowledge
+		}
+		res.Dropped = append(res.Dropped, DroppedHit{Source: src, ID: d.Key.ID, Lexical: d.Lexical,
+			Evidence: d.Evidence, Coverage: d.Coverage, Floor: d.Floor})
+	}
 	hits := ranked.Hits
 	if req.filtered() || req.Sort == SortNewest {
 		if hits, err = e.narrow(ctx, req, hits, createdOf(gathered)); err != nil {

@@ -236,7 +236,18 @@ type queryTraceLine struct {
 	Notes   []string           `json:"notes,omitempty"`
 	Floors  engine.FloorReport `json:"floors"`
 	Hits    []tracedHit        `json:"hits"`
+	// Dropped are the best candidates the floors left out, with the floor that did.
+	Dropped []tracedDrop `json:"dropped,omitempty"`
 }
+
+type tracedDrop struct {
+	Docs     []string `json:"docs"`
+	Relevant bool     `json:"relevant,omitempty"`
+	engine.DroppedHit
+}
+
+// tracedDrops is how many dropped candidates --per-query lists per query.
+const tracedDrops = 20
 
 type tracedHit struct {
 	Docs     []string         `json:"docs"`
@@ -262,11 +273,15 @@ func newQueryTrace(path string, r *enginearm.Retriever) (func(eval.QueryOutcome)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	var last queryTraceLine
-	r.Trace = func(q eval.Query, res engine.RecallResult, docIDs [][]string) {
+	r.ListDropped = tracedDrops
+	r.Trace = func(q eval.Query, res engine.RecallResult, docIDs, droppedIDs [][]string) {
 		last = queryTraceLine{Relaxed: res.Relaxed, Notes: res.Notes, Floors: res.Floors}
 		for i, h := range res.Hits {
 			last.Hits = append(last.Hits, tracedHit{Docs: docIDs[i], ID: h.ID, Score: h.Score, Legs: h.Legs,
 				Why: h.Why, Text: clip(h.Text, 200)})
+		}
+		for i, d := range res.Dropped {
+			last.Dropped = append(last.Dropped, tracedDrop{Docs: droppedIDs[i], DroppedHit: d})
 		}
 	}
 	observe := func(o eval.QueryOutcome) error {
@@ -280,6 +295,11 @@ func newQueryTrace(path string, r *enginearm.Retriever) (func(eval.QueryOutcome)
 		for i := range line.Hits {
 			for _, d := range line.Hits[i].Docs {
 				line.Hits[i].Relevant = line.Hits[i].Relevant || rel[d]
+			}
+		}
+		for i := range line.Dropped {
+			for _, d := range line.Dropped[i].Docs {
+				line.Dropped[i].Relevant = line.Dropped[i].Relevant || rel[d]
 			}
 		}
 		return enc.Encode(line)

@@ -40,6 +40,8 @@ func (r FloorReport) Unanswered() string {
 	switch {
 	case r.Answered:
 		return ""
+	case r.BestEvidence == 0 && r.Terms > 0:
+		return "what texts share with it is only function characters (的, 是…)"
 	case r.BestEvidence == 0:
 		return "no text holds any of its words"
 	case !r.Covered && len(r.Words) > 0:

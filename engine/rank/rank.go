@@ -16,6 +16,7 @@ package rank
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -114,6 +115,9 @@ type Query struct {
 	// Clauses are the query's sentences and lines with the units that can carry their topic,
 	// those no text holds too (coverage.go).
 	Clauses []Clause
+	// ListDropped is how many of the candidates the floors drop to list in the result
+	// (diagnostics; 0: none).
+	ListDropped int
 	// Asked is how many distinct lexical terms the query has, those no text holds too.
 	Asked int
 }
@@ -209,6 +213,20 @@ type Result struct {
 	Report        FloorReport
 	Relaxed       bool
 	WindowIgnored bool
+	// Dropped are the candidates the floors left out, best lexical score first, at most
+	// Query.ListDropped of them (a failure analysis reads them: memdesk eval --per-query).
+	Dropped []Dropped
+}
+
+// Dropped is a candidate a ranking pass left out, and the floor that did.
+type Dropped struct {
+	Key Key
+	// Lexical is its mixed lexical score (what would have ordered it), Evidence and
+	// Coverage what it was held to the floors with.
+	Lexical  float64
+	Evidence float64
+	Coverage float64
+	Floor    string
 }
 
 // Rank applies the floors to the gathered evidence, fuses what survives and orders it. Under
@@ -230,14 +248,14 @@ func Rank(q Query, sources []*Source, cfg Config) Result {
 // here: they must not keep the lexical and entity legs from their own relaxed retry.
 func rankWithRetry(q Query, sources []*Source, cfg Config) Result {
 	strict := cfg.Floors.strict()
-	hits, report := rankOnce(q, sources, cfg, strict)
+	hits, report, dropped := rankOnce(q, sources, cfg, strict)
 	if loose := cfg.Floors.loose(); !anyCorroborated(hits) && loose != strict {
-		if looseHits, looseReport := rankOnce(q, sources, cfg, loose); anyCorroborated(looseHits) ||
+		if looseHits, looseReport, looseDropped := rankOnce(q, sources, cfg, loose); anyCorroborated(looseHits) ||
 			len(hits) == 0 && len(looseHits) > 0 {
-			return Result{Hits: looseHits, Report: looseReport, Relaxed: true}
+			return Result{Hits: looseHits, Report: looseReport, Relaxed: true, Dropped: looseDropped}
 		}
 	}
-	return Result{Hits: hits, Report: report}
+	return Result{Hits: hits, Report: report, Dropped: dropped}
 }
 
 // reportedWords is how many of a clause's most specific units a report names.
@@ -351,7 +369,7 @@ const cjkEvidenceWeight = 0.5
 // candidate reaching HitEvidence of the source's chance level is a hit, ordered by the fused
 // legs. Otherwise the answer is empty, but for the supporting
 // semantic leg's own finds.
-func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, FloorReport) {
+func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, FloorReport, []Dropped) {
 	report := FloorReport{Floors: floors.Floors}
 	if q.Model.Leading {
 		report.SemanticRole = "leading"
@@ -419,6 +437,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		report.Significance = 0 // JSON has no infinity: no candidate at all
 	}
 	var all []Hit
+	var dropped []Dropped
 	for i, src := range sources {
 		se := weighed[i]
 		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
@@ -449,6 +468,20 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		}
 		var lexical, entities, semantic []Score
 		kept := map[Key]bool{}
+		drop := func(key Key, floor string) {
+			if q.ListDropped > 0 {
+				dropped = append(dropped, Dropped{Key: key, Lexical: se.lexical[key], Evidence: se.of[key],
+					Coverage: se.covers[key], Floor: floor})
+			}
+		}
+		if !report.Answered && q.ListDropped > 0 {
+			why := "the store holds no answer: " + report.Unanswered()
+			for key := range se.lexical {
+				if q.Window.contains(src.Candidates[key].CreatedAt) {
+					drop(key, why)
+				}
+			}
+		}
 		if report.Answered {
 			for key, raw := range se.lexical {
 				c := src.Candidates[key]
@@ -457,6 +490,8 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				}
 				if !isHit(key, c, se.of[key]) {
 					report.DroppedFTS++
+					drop(key, fmt.Sprintf("per-hit bar: evidence %.1f < %.1f and coverage %.2f < %.2f",
+						se.of[key], hitBar, se.covers[key], floors.MinCoverage))
 					continue
 				}
 				kept[key] = true
@@ -542,5 +577,17 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		}
 	}
 	order(all)
-	return all, report
+	slices.SortFunc(dropped, func(a, b Dropped) int {
+		if c := cmp.Compare(b.Lexical, a.Lexical); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Key.Kind, b.Key.Kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key.ID, b.Key.ID)
+	})
+	if len(dropped) > q.ListDropped {
+		dropped = dropped[:q.ListDropped]
+	}
+	return all, report, dropped
 }

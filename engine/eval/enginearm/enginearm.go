@@ -63,8 +63,11 @@ type Retriever struct {
 	// fileDocs maps an imported file's base name to its document (knowledge mode).
 	fileDocs map[string]string
 	// Trace, when set, is given every recall's whole result with the benchmark document ids
-	// of its hits (docIDs[i] belongs to res.Hits[i]): what a failure analysis reads.
-	Trace func(q eval.Query, res engine.RecallResult, docIDs [][]string)
+	// of its hits (docIDs[i] belongs to res.Hits[i]) and of the candidates the floors dropped
+	// (droppedIDs[i] to res.Dropped[i], up to ListDropped of them): what a failure analysis
+	// reads.
+	Trace       func(q eval.Query, res engine.RecallResult, docIDs, droppedIDs [][]string)
+	ListDropped int
 	// MeaningOnly asks the semantic leg alone (engine.RecallRequest.MeaningOnly): the
 	// model's own answer, to hold the fused legs against.
 	MeaningOnly bool
@@ -207,7 +210,8 @@ func (r *Retriever) Retrieve(ctx context.Context, q eval.Query, k int) ([]string
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, nil // the engine refuses an empty query; the benchmark just gets no answer
 	}
-	req := engine.RecallRequest{Query: q.Text, Space: SpaceName(r.scope.SpaceOf(q.ID)), K: k, MeaningOnly: r.MeaningOnly}
+	req := engine.RecallRequest{Query: q.Text, Space: SpaceName(r.scope.SpaceOf(q.ID)), K: k, MeaningOnly: r.MeaningOnly,
+		ListDropped: r.ListDropped}
 	if r.as == AsKnowledge {
 		req.Source, req.K = engine.SourceKnowledge, k*knowledgeOverfetch
 	} else {
@@ -242,7 +246,16 @@ func (r *Retriever) Retrieve(ctx context.Context, q eval.Query, k int) ([]string
 		traced = append(traced, ids)
 	}
 	if r.Trace != nil {
-		r.Trace(q, res, traced)
+		var dropped [][]string
+		for _, d := range res.Dropped {
+			// A dropped chunk's document is not looked up (only hits carry their file).
+			var ids []string
+			if d.Source == engine.SourceMemory {
+				ids = r.factDocs[d.ID]
+			}
+			dropped = append(dropped, ids)
+		}
+		r.Trace(q, res, traced, dropped)
 	}
 	return out, nil
 }
