@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -14,12 +15,18 @@ import (
 // background), whether the store holds them or not, "skin" is a small part of what the claim
 // says, and "Tom lost his job at the plant" holds most of "what does Tom do for a job".
 //
-// So the store holds an answer only when some text that clears the per-hit bar holds at
-// least MinCoverage of one clause of the query, by that weight. A clause is a sentence or a
-// line: in a pasted conversation the question is one of many things said, and a memory
-// answers one line of it, not the whole. One quarter: a text holding one of a question's two
-// words of equal weight, or its most specific of three, covers it; one ordinary word of a
-// long claim does not.
+// So the store holds an answer only when some text holds at least MinCoverage of one clause
+// of the query, by that weight, and among what it holds one of the clause's topicUnits most
+// specific words, unless it holds most of the clause. A clause is a sentence or a line: in
+// a pasted conversation the question is one of many things said, and a memory answers one
+// line of it, not the whole. One quarter: a text holding one of a question's two words of
+// equal weight, or its most specific of three, covers it; one ordinary word of a long claim
+// does not, nor do three of its ordinary words without its topic ("reduces", "production"
+// of "PD-1 triggering on monocytes reduces IL-10 production by monocytes").
+const (
+	topicUnits  = 3
+	mostOfShare = 0.5
+)
 
 // Unit is one place in a query clause that can carry its topic: a word (with a compound's
 // parts) or a Chinese word, spelled in index terms, and how specific it is in general
@@ -46,11 +53,13 @@ type coverage struct {
 	clauses []clauseBits
 }
 
-// clauseBits is a clause with its units spelled in the source's term bits.
+// clauseBits is a clause with its units spelled in the source's term bits, and which of
+// them are its topicUnits most specific (ties: the earlier).
 type clauseBits struct {
 	clause *Clause
 	total  float64
 	units  []unitBits
+	topic  []int
 }
 
 // unitBits is one unit in a source's term bits. An All unit needs all of its bits together
@@ -107,6 +116,7 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 			cb.units = append(cb.units, ub)
 		}
 		if cb.total > 0 {
+			cb.topic = mostSpecific(cl.Units, topicUnits)
 			c.clauses = append(c.clauses, cb)
 		}
 	}
@@ -117,7 +127,8 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 // (before the segmenter has loaded) Chinese has none, and is answered on its evidence alone.
 func (c coverage) measurable() bool { return len(c.clauses) > 0 }
 
-// of returns the share of its best clause a candidate holds, and that clause.
+// of returns the share of its best clause a candidate holds, and that clause. A share that
+// holds none of the clause's topic and is not most of it counts as none.
 func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 	var best float64
 	var at *clauseBits
@@ -127,11 +138,37 @@ func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 		for _, u := range cb.units {
 			held += u.held(cand, loose)
 		}
-		if share := held / cb.total; share > best {
+		share := held / cb.total
+		if share < mostOfShare && !cb.holdsTopic(cand, loose) {
+			share = 0
+		}
+		if share > best {
 			best, at = share, cb
 		}
 	}
 	return best, at
+}
+
+// holdsTopic reports whether a candidate holds one of the clause's most specific units.
+func (cb *clauseBits) holdsTopic(cand Candidate, loose bool) bool {
+	for _, i := range cb.topic {
+		if cb.units[i].held(cand, loose) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// mostSpecific returns the indices of the n most specific units (ties: the earlier).
+func mostSpecific(units []Unit, n int) []int {
+	idx := make([]int, len(units))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Compare(units[b].Specificity, units[a].Specificity)
+	})
+	return idx[:min(n, len(idx))]
 }
 
 // held is what a candidate's holding of the unit is worth.
@@ -154,21 +191,11 @@ func (u unitBits) held(c Candidate, loose bool) float64 {
 	return best
 }
 
-// words lists a clause's units, most specific first (ties: the earlier), for a report.
+// words lists a clause's n most specific units (ties: the earlier), for a report.
 func (cb *clauseBits) words(n int) []string {
-	units := slices.Clone(cb.clause.Units)
-	slices.SortStableFunc(units, func(a, b Unit) int {
-		switch {
-		case a.Specificity > b.Specificity:
-			return -1
-		case a.Specificity < b.Specificity:
-			return 1
-		}
-		return 0
-	})
 	var out []string
-	for _, u := range units[:min(n, len(units))] {
-		out = append(out, u.Surface)
+	for _, i := range mostSpecific(cb.clause.Units, n) {
+		out = append(out, cb.clause.Units[i].Surface)
 	}
 	return out
 }

@@ -218,8 +218,9 @@ var rankCases = []struct {
 		}},
 	},
 	{
-		// The coverage bar's limit: show and properties weigh 17.6 of the claim's 66.7.
-		name:  "two common words of a claim the store has never seen are just over a quarter of it: answered",
+		// show and properties weigh 17.6 of the claim's 66.7, over a quarter, but hold none
+		// of its three most specific words and not most of it.
+		name:  "two common words of a claim the store has never seen, without its topic, are no answer",
 		query: "0-dimensional biomaterials show inductive properties",
 		sources: []fixture{{
 			texts: []string{"the show starts at eight", "properties near the beach cost more", "we should show the properties to Ana",

@@ -247,6 +247,13 @@ func TestCoverageOfAClause(t *testing.T) {
 	kinase := Unit{Terms: []string{"kinas"}, TermSpecificity: []float64{13}, Surface: "kinase", Specificity: 13}
 	sour := Unit{Terms: []string{"sourdough"}, TermSpecificity: []float64{16}, Surface: "sourdough", Specificity: 16}
 	claim := Clause{Text: "AMP-activated kinase", Units: []Unit{compound, kinase}}
+	unit := func(term string, spec float64) Unit {
+		return Unit{Terms: []string{term}, TermSpecificity: []float64{spec}, Surface: term, Specificity: spec}
+	}
+	// Five words: 简约 (5) and 风格 (5) the least specific, then activ (9), kinas (12), x (12).
+	long := Clause{Units: []Unit{unit("简约", 5), unit("风格", 5), unit("activ", 9), unit("kinas", 12), unit("x", 12)}}
+	// Four words, the two held being most of them: 10 of 19.
+	wide := Clause{Units: []Unit{unit("简约", 5), unit("风格", 5), unit("activ", 4.5), unit("kinas", 4.5)}}
 	cases := []struct {
 		name    string
 		clauses []Clause
@@ -263,6 +270,10 @@ func TestCoverageOfAClause(t *testing.T) {
 		{"a substring counts only under the loose profile", []Clause{{Units: []Unit{sour, kinase}}}, Candidate{Substrings: 1}, false, 0},
 		{"a substring of a word as written, loose", []Clause{{Units: []Unit{sour, kinase}}}, Candidate{Substrings: 1}, true, 16.0 / 29},
 		{"the best clause", []Clause{claim, {Units: []Unit{pair}}}, Candidate{Terms: 0b00010}, false, 1},
+		// Of five words, the text holds the two least specific (10 of 43): no topic, not most.
+		{"common words without the topic", []Clause{long}, Candidate{Terms: 0b00011}, false, 0},
+		{"one topic word", []Clause{long}, Candidate{Terms: 0b01000}, false, 9.0 / 43},
+		{"most of the clause without its topic", []Clause{wide}, Candidate{Terms: 0b00011}, false, 10.0 / 19},
 	}
 	for _, tc := range cases {
 		got, _ := newCoverage(tc.clauses, src).of(tc.c, tc.loose)
