@@ -312,12 +312,7 @@ func (e *Engine) queryClauses(q string, now time.Time) []rank.Clause {
 		if len(units) == 0 {
 			continue
 		}
-		c := rank.Clause{Text: text, Units: make([]rank.Unit, len(units))}
-		for i, u := range units {
-			c.Units[i] = rank.Unit{Terms: u.Terms, All: u.All, TermSpecificity: u.TermSpecificity,
-				Surface: u.Surface, Specificity: u.Specificity}
-		}
-		clauses = append(clauses, c)
+		clauses = append(clauses, rank.Clause{Text: text, Units: units})
 	}
 	return clauses
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/memdesk/memdesk/engine/background"
 )
 
 // Coverage. Evidence (evidence.go) measures how unlikely a match is by chance in the store;
@@ -28,19 +30,10 @@ const (
 	mostOfShare = 0.5
 )
 
-// Unit is one place in a query clause that can carry its topic: a word (with a compound's
-// parts) or a Chinese word, spelled in index terms, and how specific it is in general
-// language.
-type Unit struct {
-	Terms []string
-	// All: a text holds the unit only when it holds every term (a Chinese word's bigrams);
-	// otherwise any one (a compound or one of its parts), worth that term's own
-	// TermSpecificity: "activated" is not as specific as "AMP-activated".
-	All             bool
-	TermSpecificity []float64
-	Surface         string
-	Specificity     float64
-}
+// Unit is one place in a query clause that can carry its topic, as package background
+// finds it: a word (with a compound's parts, each worth its own TermSpecificity) or a
+// Chinese word, spelled in index terms, and how specific it is in general language.
+type Unit = background.Unit
 
 // Clause is one sentence or line of the query, with its units.
 type Clause struct {

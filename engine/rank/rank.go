@@ -9,9 +9,12 @@
 // Config, which makes every ranking rule a table test away (rank_test.go), and a reranker, if
 // one comes, is one more stage after Rank.
 //
-// Where each rule lives: lexical.go (graded terms, the term bar, rare terms, the two-index
+// Where each rule lives: evidence.go (what a match is worth in this store, and the
+// significance of the best), coverage.go (how much of a clause of the query a text holds,
+// by general language: whether the store holds an answer at all), lexical.go (the two-index
 // mix), entity.go (anchors, anchored Jaccard, the entity floor), semantic.go (the semantic
-// floor and the supporting role), fuse.go (normalization, fusion, order), explain.go (why).
+// floor and the supporting role), fuse.go (normalization, fusion, order), explain.go (why),
+// and here the passes, the Chinese evidence in the lexical leg and the dropped candidates.
 package rank
 
 import (

@@ -378,12 +378,7 @@ func clausesOf(q string, words map[string]float64) []Clause {
 	}
 	var out []Clause
 	for _, text := range query.Clauses(q) {
-		c := Clause{Text: text}
-		for _, u := range background.Units(text, cut) {
-			c.Units = append(c.Units, Unit{Terms: u.Terms, All: u.All, TermSpecificity: u.TermSpecificity,
-				Surface: u.Surface, Specificity: u.Specificity})
-		}
-		out = append(out, c)
+		out = append(out, Clause{Text: text, Units: background.Units(text, cut)})
 	}
 	return out
 }
