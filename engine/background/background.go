@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/memdesk/memdesk/engine/analysis"
 )
@@ -52,14 +53,14 @@ func Load() error {
 
 // Specificity is how much a Latin word term says about a text's topic in general language,
 // in nats (higher is more specific), or 0 when it cannot carry a topic: a stopword, a number,
-// a CJK term (see Units). A word the table has never seen (a name, a technical term, a typo)
-// is as specific as a word seen once.
+// a single letter (the H of H. pylori, the T of T cells), a CJK term (see Units). A word the
+// table has never seen (a name, a technical term, a typo) is as specific as a word seen once.
 func Specificity(t analysis.Term) float64 {
 	switch t.Kind {
 	case analysis.Bigram, analysis.Unigram:
 		return 0
 	}
-	if !hasLetter(t.Text) || analysis.IsStopword(t.Surface) || analysis.IsStopword(t.Text) {
+	if !hasLetter(t.Text) || utf8.RuneCountInString(t.Text) < 2 || analysis.IsStopword(t.Surface) || analysis.IsStopword(t.Text) {
 		return 0
 	}
 	en, err := englishTable()

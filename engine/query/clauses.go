@@ -8,7 +8,8 @@ import (
 
 // Clauses cuts text into its sentences and lines: after a line break, after a Chinese or
 // full-width sentence end (。！？；), after ! ? ; and after a full stop that ends a word
-// and is followed by a space ("Tokyo. Do you" but not "3.12" or "go-sqlite3.x"). A pasted
+// and is followed by a space ("Tokyo. Do you" but not "3.12", "go-sqlite3.x", an initial
+// as in "H. pylori" or a title as in "Dr. Huang"). A pasted
 // conversation is one clause per turn or sentence; a question is usually one clause. The
 // clauses keep their text as written, ends included, and empty ones are dropped.
 func Clauses(text string) []string {
@@ -27,12 +28,26 @@ func Clauses(text string) []string {
 			emit(end)
 		case '.':
 			next, _ := utf8.DecodeRuneInString(text[end:])
-			prev, _ := utf8.DecodeLastRuneInString(text[:i])
-			if unicode.IsSpace(next) && unicode.IsLetter(prev) {
+			if unicode.IsSpace(next) && endsSentence(text[start:i]) {
 				emit(end)
 			}
 		}
 	}
 	emit(len(text))
 	return out
+}
+
+// endsSentence reports whether a full stop after before ends a sentence: before ends in a
+// word of two or more letters that is not a title or a usual abbreviation.
+func endsSentence(before string) bool {
+	i := strings.LastIndexFunc(before, func(r rune) bool { return !unicode.IsLetter(r) })
+	word := strings.ToLower(before[i+1:])
+	if utf8.RuneCountInString(word) < 2 {
+		return false
+	}
+	switch word {
+	case "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "fig", "no", "eg", "ie":
+		return false
+	}
+	return true
 }

@@ -15,6 +15,7 @@ func TestClauses(t *testing.T) {
 		{"what does Tom do for a job", []string{"what does Tom do for a job"}},
 		{"I'm anxious about Tokyo. Do you have any tips?", []string{"I'm anxious about Tokyo.", "Do you have any tips?"}},
 		{"CI uses Python 3.12. see go-sqlite3.x now", []string{"CI uses Python 3.12. see go-sqlite3.x now"}},
+		{"Active H. pylori urease, says Dr. Huang. Really", []string{"Active H. pylori urease, says Dr. Huang.", "Really"}},
 		{"Bart: 我要表演魔术！\nAssistant: 真棒。你紧张吗？\nBart: 有点", []string{"Bart: 我要表演魔术！", "Assistant: 真棒。", "你紧张吗？", "Bart: 有点"}},
 		{"first;second\r\n\r\n  third  ", []string{"first;", "second", "third"}},
 		{"  \n ?! ", []string{"?", "!"}},
