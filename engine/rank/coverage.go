@@ -46,13 +46,13 @@ type coverage struct {
 	clauses []clauseBits
 }
 
-// clauseBits is a clause with its units spelled in the source's term bits, and which of
-// them are its topicUnits most specific (ties: the earlier).
+// clauseBits is a clause with its units spelled in the source's term bits, and the units'
+// indices most specific first (ties: the earlier): its topic is the first topicUnits.
 type clauseBits struct {
-	clause *Clause
-	total  float64
-	units  []unitBits
-	topic  []int
+	clause   *Clause
+	total    float64
+	units    []unitBits
+	specific []int
 }
 
 // unitBits is one unit in a source's term bits. An All unit needs all of its bits together
@@ -109,7 +109,7 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 			cb.units = append(cb.units, ub)
 		}
 		if cb.total > 0 {
-			cb.topic = mostSpecific(cl.Units, topicUnits)
+			cb.specific = mostSpecificFirst(cl.Units)
 			c.clauses = append(c.clauses, cb)
 		}
 	}
@@ -144,7 +144,7 @@ func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 
 // holdsTopic reports whether a candidate holds one of the clause's most specific units.
 func (cb *clauseBits) holdsTopic(cand Candidate, loose bool) bool {
-	for _, i := range cb.topic {
+	for _, i := range cb.specific[:min(topicUnits, len(cb.specific))] {
 		if cb.units[i].held(cand, loose) > 0 {
 			return true
 		}
@@ -152,8 +152,8 @@ func (cb *clauseBits) holdsTopic(cand Candidate, loose bool) bool {
 	return false
 }
 
-// mostSpecific returns the indices of the n most specific units (ties: the earlier).
-func mostSpecific(units []Unit, n int) []int {
+// mostSpecificFirst returns the indices of units, most specific first (ties: the earlier).
+func mostSpecificFirst(units []Unit) []int {
 	idx := make([]int, len(units))
 	for i := range idx {
 		idx[i] = i
@@ -161,7 +161,7 @@ func mostSpecific(units []Unit, n int) []int {
 	slices.SortStableFunc(idx, func(a, b int) int {
 		return cmp.Compare(units[b].Specificity, units[a].Specificity)
 	})
-	return idx[:min(n, len(idx))]
+	return idx
 }
 
 // held is what a candidate's holding of the unit is worth.
@@ -187,7 +187,7 @@ func (u unitBits) held(c Candidate, loose bool) float64 {
 // words lists a clause's n most specific units (ties: the earlier), for a report.
 func (cb *clauseBits) words(n int) []string {
 	var out []string
-	for _, i := range mostSpecific(cb.clause.Units, n) {
+	for _, i := range cb.specific[:min(n, len(cb.specific))] {
 		out = append(out, cb.clause.Units[i].Surface)
 	}
 	return out

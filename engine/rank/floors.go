@@ -12,8 +12,8 @@ type Floors struct {
 	// informative term with it, but not a stopword's worth.
 	HitEvidence float64 `json:"hit_evidence"`
 	// MinCoverage is the share of one clause of the query, its words weighed by how specific
-	// they are in general language (coverage.go), that some text clearing HitEvidence must
-	// hold for the store to hold an answer; 0 disables it.
+	// they are in general language (coverage.go), that some text must hold for the store to
+	// hold an answer; a text that holds it is a hit below HitEvidence too. 0 disables it.
 	MinCoverage float64 `json:"min_coverage"`
 	// MinJaccard is the entity leg's floor on its anchored Jaccard.
 	MinJaccard float64 `json:"min_jaccard"`

@@ -38,6 +38,14 @@ type Key struct {
 	ID   int64
 }
 
+// compare orders keys by kind, then id: the fixed order ties are broken in.
+func (k Key) compare(o Key) int {
+	if c := strings.Compare(k.Kind, o.Kind); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.ID, o.ID)
+}
+
 // Candidate is what ranking needs to know of a text beyond its leg scores.
 type Candidate struct {
 	CreatedAt time.Time
@@ -190,11 +198,11 @@ type FloorReport struct {
 	Significance float64 `json:"significance"`
 	// Terms is how many of the query's terms the scope holds at all (of that source).
 	Terms int `json:"terms"`
-	// Coverage is the largest share of a query clause (coverage.go) that a text clearing the
-	// per-hit bar holds, Covered whether it reaches MinCoverage (or the query has no unit to
-	// measure); Clause is that clause, Held the units the text holds and Words the clause's
-	// most specific units (of the query's best-covered clause, or of its first when no text
-	// holds any).
+	// Coverage is the largest share of a query clause (coverage.go) that a text holding
+	// some evidence covers, Covered whether it reaches MinCoverage (or the query has no unit
+	// to measure); Clause is that clause, Held the units the text holds and Words the
+	// clause's most specific units (of the query's best-covered clause, or of its first when
+	// no text covers any).
 	Coverage float64  `json:"coverage"`
 	Covered  bool     `json:"covered"`
 	Clause   string   `json:"clause,omitempty"`
@@ -264,22 +272,6 @@ func rankWithRetry(q Query, sources []*Source, cfg Config) Result {
 // reportedWords is how many of a clause's most specific units a report names.
 const reportedWords = 5
 
-// sortedKeys are a map's keys in a fixed order (kind, then id), so that what a ranking
-// pass reports of ties does not depend on map iteration.
-func sortedKeys[V any](m map[Key]V) []Key {
-	keys := make([]Key, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b Key) int {
-		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return keys
-}
-
 func anyCorroborated(hits []Hit) bool {
 	for _, h := range hits {
 		if !h.SemanticOnly {
@@ -326,11 +318,14 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 			subIDF[i] = idf(src.N, src.SubstringDF[i])
 		}
 	}
-	cjk := map[Key]float64{}
+	var cjk map[Key]float64 // each candidate's Chinese evidence, when the query has any
 	var best float64
 	for key, c := range src.Candidates {
 		e, chinese, used := se.model.lexicalParts(c.Terms)
 		if chinese > 0 {
+			if cjk == nil {
+				cjk = map[Key]float64{}
+			}
 			cjk[key] = chinese
 		}
 		best = max(best, e)
@@ -367,11 +362,11 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 const cjkEvidenceWeight = 0.5
 
 // rankOnce applies one floor profile to every source and fuses what survives. The store
-// holds an answer when some source's best candidate (inside the time window) is significant:
-// fewer texts than exp(-MinEvidence) would match as well by chance (evidence.go); then every
-// candidate reaching HitEvidence of the source's chance level is a hit, ordered by the fused
-// legs. Otherwise the answer is empty, but for the supporting
-// semantic leg's own finds.
+// holds an answer when some source's best candidate (inside the time window) is significant
+// (fewer texts than exp(-MinEvidence) would match as well by chance: evidence.go) and some
+// candidate covers a clause of the query (coverage.go); then every candidate reaching
+// HitEvidence of the source's chance level, or covering a clause, is a hit, ordered by the
+// fused legs. Otherwise the answer is empty, but for the supporting semantic leg's own finds.
 func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, FloorReport, []Dropped) {
 	report := FloorReport{Floors: floors.Floors}
 	if q.Model.Leading {
@@ -383,6 +378,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	weighed := make([]*sourceEvidence, len(sources))
 	semanticAnswered := make([]bool, len(sources))
 	report.Significance = math.Inf(-1)
+	var coverKey Key // the candidate the report's coverage is of: ties go to the lower key
 	for i, src := range sources {
 		se := weigh(src, cfg, floors)
 		se.complete = completeMatches(q, src)
@@ -393,8 +389,8 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		covered := !cov.measurable() || floors.MinCoverage <= 0
 		se.covers = map[Key]float64{}
 		whole := false
-		for _, key := range sortedKeys(se.of) {
-			e, c := se.of[key], src.Candidates[key]
+		for key, e := range se.of {
+			c := src.Candidates[key]
 			if !q.Window.contains(c.CreatedAt) {
 				continue
 			}
@@ -407,7 +403,8 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				share, cb := cov.of(c, floors.loose)
 				se.covers[key] = share
 				covered = covered || share >= floors.MinCoverage
-				if cb != nil && share > report.Coverage {
+				if cb != nil && (share > report.Coverage || share == report.Coverage && key.compare(coverKey) < 0) {
+					coverKey = key
 					report.Coverage, report.Clause = share, clip(cb.clause.Text)
 					report.Held, report.Words = cb.heldWords(c, floors.loose), cb.words(reportedWords)
 				}
@@ -584,10 +581,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		if c := cmp.Compare(b.Lexical, a.Lexical); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.Key.Kind, b.Key.Kind); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Key.ID, b.Key.ID)
+		return a.Key.compare(b.Key)
 	})
 	if len(dropped) > q.ListDropped {
 		dropped = dropped[:q.ListDropped]
