@@ -83,7 +83,7 @@ func (x *Extractor) ContentWords(run string) []ContentWord {
 	total := x.seg.Dict.TotalFreq()
 	var out []ContentWord
 	at := 0
-	var prev string // the single character before this token, "" if none
+	prevSingle := false // the token before is a single character, not a function character
 	for _, w := range x.seg.Pos(run, false) {
 		n := utf8.RuneCountInString(w.Text)
 		// Single characters are left out on their own: the dictionary's counts for them are
@@ -94,14 +94,11 @@ func (x *Extractor) ContentWords(run string) []ContentWord {
 				out = append(out, ContentWord{Start: at, Len: n, Specificity: math.Log(total / freq)})
 			}
 		}
-		single := ""
-		if n == 1 && !analysis.HasFunctionChar(w.Text) {
-			single = w.Text
-			if prev != "" && total > unknownPairCount {
-				out = append(out, ContentWord{Start: at - 1, Len: 2, Specificity: math.Log(total / unknownPairCount)})
-			}
+		single := n == 1 && !analysis.HasFunctionChar(w.Text)
+		if single && prevSingle && total > unknownPairCount {
+			out = append(out, ContentWord{Start: at - 1, Len: 2, Specificity: math.Log(total / unknownPairCount)})
 		}
-		prev = single
+		prevSingle = single
 		at += n
 	}
 	return out
