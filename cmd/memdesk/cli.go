@@ -362,6 +362,7 @@ func (c *cli) engineOptions() engine.Options {
 			MinEvidence:           cfg.Floors.MinEvidence,
 			HitEvidence:           cfg.Floors.HitEvidence,
 			MinCoverage:           cfg.Floors.MinCoverage,
+			CoverageGrowth:        cfg.Floors.CoverageGrowth,
 			MinJaccard:            cfg.Floors.MinJaccard,
 			MinSemanticSimilarity: cfg.Floors.MinSemanticSimilarity,
 		},

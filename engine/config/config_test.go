@@ -495,6 +495,7 @@ func TestEntries(t *testing.T) {
 		{"floors.min_evidence", "-1.4", SourceDefault, "MEMDESK_MIN_EVIDENCE"},
 		{"floors.hit_evidence", "0.5", SourceDefault, "MEMDESK_HIT_EVIDENCE"},
 		{"floors.min_coverage", "0.25", SourceDefault, "MEMDESK_MIN_COVERAGE"},
+		{"floors.coverage_growth", "0.05", SourceDefault, "MEMDESK_COVERAGE_GROWTH"},
 		{"floors.min_jaccard", "0.25", SourceFile, "MEMDESK_MIN_JACCARD"},
 		{"floors.min_semantic_similarity", "0.5", SourceDefault, "MEMDESK_MIN_SEMANTIC_SIMILARITY"},
 		{"weights.fts", "1.5", SourceEnv, "MEMDESK_WEIGHT_FTS"},

@@ -45,7 +45,10 @@ type FloorsConfig struct {
 	// specific they are in general language, that some text must hold for recall to answer
 	// (0.25; 0 disables).
 	MinCoverage float64 `json:"min_coverage"`
-	MinJaccard  float64 `json:"min_jaccard"`
+	// CoverageGrowth is how much that share rises each time the searched scope grows by a
+	// factor of e past 1,000 texts (0.05; 0: never).
+	CoverageGrowth float64 `json:"coverage_growth"`
+	MinJaccard     float64 `json:"min_jaccard"`
 	// MinSemanticSimilarity is the lowest semantic floor: each embedding model's measured
 	// noise floor raises it (doc/semantic.md); 0 disables the floor.
 	MinSemanticSimilarity float64 `json:"min_semantic_similarity"`
@@ -69,7 +72,7 @@ func Default() Config {
 	return Config{
 		Ollama:  OllamaConfig{Host: "127.0.0.1:11434", Model: "qwen3-embedding:0.6b", KeepAlive: 5 * time.Minute, Enabled: true},
 		Recall:  RecallConfig{K: 10},
-		Floors:  FloorsConfig{MinEvidence: -1.4, HitEvidence: 0.5, MinCoverage: 0.25, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
+		Floors:  FloorsConfig{MinEvidence: -1.4, HitEvidence: 0.5, MinCoverage: 0.25, CoverageGrowth: 0.05, MinJaccard: 0.2, MinSemanticSimilarity: 0.5},
 		Weights: WeightsConfig{FTS: 1.0, Entity: 0.3, Semantic: 1.5},
 		Import:  ImportConfig{MaxFileMB: 20, ChunkMaxRunes: 800, ChunkOverlapRunes: 80},
 	}
@@ -102,6 +105,7 @@ var settings = []setting{
 	{"floors.min_evidence", []string{"MEMDESK_MIN_EVIDENCE"}, func(c *Config) any { return &c.Floors.MinEvidence }, floatIn(-10, 10)},
 	{"floors.hit_evidence", []string{"MEMDESK_HIT_EVIDENCE"}, func(c *Config) any { return &c.Floors.HitEvidence }, floatIn(0, 10)},
 	{"floors.min_coverage", []string{"MEMDESK_MIN_COVERAGE"}, func(c *Config) any { return &c.Floors.MinCoverage }, floatIn(0, 1)},
+	{"floors.coverage_growth", []string{"MEMDESK_COVERAGE_GROWTH"}, func(c *Config) any { return &c.Floors.CoverageGrowth }, floatIn(0, 1)},
 	{"floors.min_jaccard", []string{"MEMDESK_MIN_JACCARD"}, func(c *Config) any { return &c.Floors.MinJaccard }, floatIn(0, 1)},
 	{"floors.min_semantic_similarity", []string{"MEMDESK_MIN_SEMANTIC_SIMILARITY"}, func(c *Config) any { return &c.Floors.MinSemanticSimilarity }, floatIn(0, 1)},
 	{"weights.fts", []string{"MEMDESK_WEIGHT_FTS"}, func(c *Config) any { return &c.Weights.FTS }, floatIn(0, 10)},

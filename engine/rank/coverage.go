@@ -24,7 +24,9 @@ import (
 // line of it, not the whole. One quarter: a text holding one of a question's two words of
 // equal weight, or its most specific of three, covers it; one ordinary word of a long claim
 // does not, nor do three of its ordinary words without its topic ("reduces", "production"
-// of "PD-1 triggering on monocytes reduces IL-10 production by monocytes").
+// of "PD-1 triggering on monocytes reduces IL-10 production by monocytes"). A quarter in a
+// person's store; in a larger scope more, as its best text holds more of any clause by chance
+// (Floors.coverageBar).
 const (
 	topicUnits  = 3
 	mostOfShare = 0.5

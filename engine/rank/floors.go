@@ -1,5 +1,7 @@
 package rank
 
+import "math"
+
 // Floors are the bars recall holds candidates to. A candidate equal to its floor is kept;
 // 0 disables a floor.
 type Floors struct {
@@ -15,6 +17,9 @@ type Floors struct {
 	// they are in general language (coverage.go), that some text must hold for the store to
 	// hold an answer; a text that holds it is a hit below HitEvidence too. 0 disables it.
 	MinCoverage float64 `json:"min_coverage"`
+	// CoverageGrowth is how much the share MinCoverage asks for rises each time the scope
+	// grows by a factor of e past coverageReference texts (see coverageBar); 0: never.
+	CoverageGrowth float64 `json:"coverage_growth"`
 	// MinJaccard is the entity leg's floor on its anchored Jaccard.
 	MinJaccard float64 `json:"min_jaccard"`
 	// MinSemanticSimilarity is the semantic floor as configured: a minimum, raised to the
@@ -25,7 +30,26 @@ type Floors struct {
 
 // DefaultFloors are the strict profile.
 func DefaultFloors() Floors {
-	return Floors{MinEvidence: -1.4, HitEvidence: 0.5, MinCoverage: 0.25, MinJaccard: 0.2, MinSemanticSimilarity: 0.5}
+	return Floors{MinEvidence: -1.4, HitEvidence: 0.5, MinCoverage: 0.25, CoverageGrowth: 0.05, MinJaccard: 0.2,
+		MinSemanticSimilarity: 0.5}
+}
+
+// coverageReference is the size of scope MinCoverage holds for unchanged: a person's own
+// store of facts, or one conversation's turns, is smaller.
+const coverageReference = 1000
+
+// coverageBar is the share of a clause some text of a scope of n texts must hold for the store
+// to hold an answer. The more texts a scope has, the more of a clause the best of them holds
+// by chance, so the bar rises with ln n, as the best of n draws from a tail that falls off
+// exponentially does. Measured on the dev sets (doc/retrieval.md, "The coverage bar and the
+// size of the store"): the share nine in ten science claims reach in a store of chat turns
+// that knows nothing of them is 0.25 at 500 to 2,000 turns, 0.36 at 8,000, 0.43 at 32,000:
+// about 0.05 for each factor of e.
+func (f Floors) coverageBar(n int) float64 {
+	if n <= coverageReference || f.CoverageGrowth <= 0 {
+		return f.MinCoverage
+	}
+	return f.MinCoverage + f.CoverageGrowth*math.Log(float64(n)/coverageReference)
 }
 
 // profile is the set of floors one ranking pass applies: the strict floors, or the loose ones

@@ -199,15 +199,17 @@ type FloorReport struct {
 	// Terms is how many of the query's terms the scope holds at all (of that source).
 	Terms int `json:"terms"`
 	// Coverage is the largest share of a query clause (coverage.go) that a text holding
-	// some evidence covers, Covered whether it reaches MinCoverage (or the query has no unit
-	// to measure); Clause is that clause, Held the units the text holds and Words the
-	// clause's most specific units (of the query's best-covered clause, or of its first when
-	// no text covers any).
-	Coverage float64  `json:"coverage"`
-	Covered  bool     `json:"covered"`
-	Clause   string   `json:"clause,omitempty"`
-	Held     []string `json:"held,omitempty"`
-	Words    []string `json:"words,omitempty"`
+	// some evidence covers, Covered whether it reaches CoverageBar (or the query has no unit
+	// to measure), and CoverageBar the share applied: MinCoverage raised with the size of the
+	// scope (Floors.coverageBar), the highest of the sources'. Clause is that clause, Held
+	// the units the text holds and Words the clause's most specific units (of the query's
+	// best-covered clause, or of its first when no text covers any).
+	Coverage    float64  `json:"coverage"`
+	Covered     bool     `json:"covered"`
+	CoverageBar float64  `json:"coverage_bar"`
+	Clause      string   `json:"clause,omitempty"`
+	Held        []string `json:"held,omitempty"`
+	Words       []string `json:"words,omitempty"`
 	// SemanticAnswered says a leading semantic leg found a text above the query's chance
 	// level; SemanticRole is the role the leg played ("leading", "supporting", "" when off).
 	SemanticAnswered bool   `json:"semantic_answered,omitempty"`
@@ -387,6 +389,8 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			report.Words = cov.clauses[0].words(reportedWords)
 		}
 		covered := !cov.measurable() || floors.MinCoverage <= 0
+		bar := floors.coverageBar(src.N)
+		report.CoverageBar = max(report.CoverageBar, bar)
 		se.covers = map[Key]float64{}
 		whole := false
 		for key, e := range se.of {
@@ -396,13 +400,14 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			}
 			se.best = max(se.best, e)
 			// Coverage is measured by general language, not by this store: a text that holds
-			// some evidence and a quarter of a clause covers it, below the per-hit bar too. In
+			// some evidence and a quarter of a clause (more in a large scope) covers it, and
+			// one holding a quarter is a hit below the per-hit bar too. In
 			// a store of nine facts about 赵磊 his name is in every one and worth next to
 			// nothing against the others, yet a question about him is answered by them.
 			if e > 0 {
 				share, cb := cov.of(c, floors.loose)
 				se.covers[key] = share
-				covered = covered || share >= floors.MinCoverage
+				covered = covered || share >= bar
 				if cb != nil && (share > report.Coverage || share == report.Coverage && key.compare(coverKey) < 0) {
 					coverKey = key
 					report.Coverage, report.Clause = share, clip(cb.clause.Text)

@@ -320,3 +320,49 @@ func TestUnanswered(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageBarRisesWithTheScope: a text holding the topic word of a three-word claim, and
+// a third of its weight, answers it in a person's store of 500 texts and not in a pooled
+// one of 50,000, where the best of so many texts holds that much of any claim by chance.
+func TestCoverageBarRisesWithTheScope(t *testing.T) {
+	f := DefaultFloors()
+	for _, tc := range []struct {
+		n    int
+		want float64
+	}{{10, 0.25}, {1000, 0.25}, {int(1000 * math.Exp(2)), 0.35}} {
+		if got := f.coverageBar(tc.n); math.Abs(got-tc.want) > 1e-3 {
+			t.Errorf("coverageBar(%d) = %.3f, want %.3f", tc.n, got, tc.want)
+		}
+	}
+	flat := f
+	flat.CoverageGrowth = 0
+	if got := flat.coverageBar(50000); got != f.MinCoverage {
+		t.Errorf("coverageBar(50000) without growth = %.3f, want %.3f", got, f.MinCoverage)
+	}
+
+	unit := func(term string, spec float64) Unit {
+		return Unit{Terms: []string{term}, TermSpecificity: []float64{spec}, Surface: term, Specificity: spec}
+	}
+	clause := Clause{Text: "autophagy declines in aged organisms",
+		Units: []Unit{unit("autophagi", 16), unit("declin", 14), unit("organ", 16)}}
+	text := Key{Kind: "memory", ID: 1}
+	source := func(n int) *Source {
+		return &Source{Kind: "memory", N: n,
+			LexicalTerms: []Term{{Text: "autophagi", Run: 0}, {Text: "declin", Run: 1}, {Text: "organ", Run: 2}},
+			DF:           []int{0, 1, 0},
+			Candidates:   map[Key]Candidate{text: {Terms: 0b010, TextLen: 40}},
+			Lexical:      []LexicalList{{Index: Words, Scores: []Score{{Key: text, Raw: 3}}}},
+		}
+	}
+	q := Query{Clauses: []Clause{clause}, Asked: 3}
+	for _, tc := range []struct {
+		n        int
+		answered bool
+	}{{500, true}, {50000, false}} {
+		res := Rank(q, []*Source{source(tc.n)}, defaultConfig)
+		if got := len(res.Hits) > 0; got != tc.answered {
+			t.Errorf("scope of %d texts: answered %v (coverage %.2f, bar %.2f, significance %.1f), want %v",
+				tc.n, got, res.Report.Coverage, res.Report.CoverageBar, res.Report.Significance, tc.answered)
+		}
+	}
+}
