@@ -41,10 +41,10 @@ const coverageReference = 1000
 // coverageBar is the share of a clause some text of a scope of n texts must hold for the store
 // to hold an answer. The more texts a scope has, the more of a clause the best of them holds
 // by chance, so the bar rises with ln n, as the best of n draws from a tail that falls off
-// exponentially does. Measured on the dev sets (doc/retrieval.md, "The coverage bar and the
-// size of the store"): the share nine in ten science claims reach in a store of chat turns
-// that knows nothing of them is 0.25 at 500 to 2,000 turns, 0.36 at 8,000, 0.43 at 32,000:
-// about 0.05 for each factor of e.
+// exponentially does. Measured on the dev sets (doc/retrieval.md, "Memory-grade ranking,
+// part three"): the share of a clause nine in ten science claims stay under in a store of
+// chat turns that knows nothing of them is 0.25 or less at 500 turns, 0.27 at 2,000, 0.36 at
+// 8,000 and 0.43 at 32,000: about 0.05 for each factor of e.
 func (f Floors) coverageBar(n int) float64 {
 	if n <= coverageReference || f.CoverageGrowth <= 0 {
 		return f.MinCoverage
