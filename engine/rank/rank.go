@@ -401,9 +401,9 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			se.best = max(se.best, e)
 			// Coverage is measured by general language, not by this store: a text that holds
 			// some evidence and a quarter of a clause (more in a large scope) covers it, and
-			// one holding a quarter is a hit below the per-hit bar too. In
-			// a store of nine facts about 赵磊 his name is in every one and worth next to
-			// nothing against the others, yet a question about him is answered by them.
+			// one holding a quarter is a hit below the per-hit bar too. In a store of nine
+			// facts about 赵磊 his name is in every one and worth next to nothing against the
+			// others, yet a question about him is answered by them.
 			if e > 0 {
 				share, cb := cov.of(c, floors.loose)
 				se.covers[key] = share
