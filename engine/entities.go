@@ -111,6 +111,26 @@ func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string,
 	return out, found.DF, nil
 }
 
+// queryEntities are the entity names the store holds that the query spells (entity.Spans,
+// entity.Known). The extractor reads stored texts; a query is read by what they were found
+// to be about, which needs nothing loaded: every process finds a question's entities alike,
+// from its first recall.
+func (e *Engine) queryEntities(ctx context.Context, text string) ([]string, error) {
+	spans := entity.Spans(text)
+	if len(spans) == 0 {
+		return nil, nil
+	}
+	names := make([]string, len(spans))
+	for i, s := range spans {
+		names[i] = s.Name
+	}
+	known, err := e.lex.KnownNames(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	return entity.Known(spans, func(name string) bool { return known[name] }), nil
+}
+
 // SweepReport says what one entity sweep pass did.
 type SweepReport struct {
 	Rebuilt  int `json:"rebuilt"`

@@ -219,8 +219,8 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	}
 	now := e.opts.Now()
 	plan := planQuery(req.Query, now)
-	if x := e.ents.Load(); x != nil {
-		plan.entities = x.Extract(plan.entityText)
+	if plan.entities, err = e.queryEntities(ctx, plan.entityText); err != nil {
+		return RecallResult{}, err
 	}
 	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
 	if plan.empty() {
@@ -291,24 +291,13 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 
 // queryClauses are the query's sentences and lines, each with the units that can carry its
 // topic (package background), read as the whole query is: time words out, question words
-// stripped. Chinese words need the segmenter: until the entity extractor has loaded, CJK text
-// has none, and a Chinese query is answered on its evidence alone.
+// stripped. Chinese is cut into words by background's embedded table, which needs no loading:
+// a one-shot CLI, an agent's first call and the window read a question alike.
 func (e *Engine) queryClauses(q string, now time.Time) []rank.Clause {
-	var cut func(string) []background.CJKWord
-	if x := e.ents.Load(); x != nil {
-		cut = func(run string) []background.CJKWord {
-			words := x.ContentWords(run)
-			out := make([]background.CJKWord, len(words))
-			for i, w := range words {
-				out[i] = background.CJKWord{Start: w.Start, Len: w.Len, Specificity: w.Specificity}
-			}
-			return out
-		}
-	}
 	var clauses []rank.Clause
 	for _, text := range query.Clauses(q) {
 		rest, _ := timeexpr.Parse(text, now)
-		units := background.Units(stripQuestion(rest), cut)
+		units := background.Units(stripQuestion(rest), background.ChineseWords)
 		if len(units) == 0 {
 			continue
 		}
@@ -330,10 +319,13 @@ type queryPlan struct {
 	// when there are more than it scores); occurrences how often the query says each.
 	words       []analysis.Term
 	occurrences map[string]int
-	when        *rank.Window
-	timeWords   string
-	// entityText is the reading entities are extracted from; entities are filled by Recall
-	// when the extractor is loaded.
+	// wordPairs are the query's CJK bigrams that belong to a word of its reading
+	// (background.WordBigrams): the others are searched but are no evidence.
+	wordPairs map[string]bool
+	when      *rank.Window
+	timeWords string
+	// entityText is the reading entities are found in; entities are the store's entity
+	// names it spells, filled by Recall (queryEntities).
 	entityText string
 	entities   []string
 	// semanticText is what the semantic leg embeds (the query less its time words);
@@ -360,6 +352,7 @@ func planQuery(q string, now time.Time) queryPlan {
 	reading := stripQuestion(rest)
 	p.trigram = substringTerms(reading)
 	p.words = query.LexicalTerms(reading, lexicon.MaxAsked)
+	p.wordPairs = background.WordPairs(reading)
 	p.occurrences = query.Occurrences(reading)
 	p.entityText = reading
 	p.semanticText = rest
@@ -418,7 +411,8 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	g.source.N = words.N
 	for bit, i := range words.Terms {
 		t := plan.words[i]
-		g.source.LexicalTerms = append(g.source.LexicalTerms, rank.Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos})
+		g.source.LexicalTerms = append(g.source.LexicalTerms, rank.Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos,
+			AcrossWords: t.Kind == analysis.Bigram && !plan.wordPairs[t.Text]})
 		g.source.DF = append(g.source.DF, words.DF[bit])
 	}
 	list := rank.LexicalList{Index: rank.Words, Scores: make([]rank.Score, 0, len(words.Matches))}

@@ -2,15 +2,6 @@ package analysis
 
 import "strings"
 
-// HasFunctionChar reports whether text holds a Chinese function character (a particle,
-// pronoun, copula, measure word, or a question word of everyday speech: 啥, 咋, 几). A
-// bigram that holds one (的电, 话是, 你的, 让我) spans a word boundary or is a grammatical
-// frame, not a word: it is searched, but it is no evidence that a text is about the query,
-// and a long chat shares a few of them with some sentence of any large store.
-func HasFunctionChar(text string) bool { return strings.ContainsAny(text, functionChars) }
-
-const functionChars = "的了是在和与及或有也都就还又很吗呢吧啊呀着过把被让给对从向到这那哪谁什么个一不没我你他她它们之其啥咋几嘛呗啦哦"
-
 // IsStopword reports whether a folded word is an English function word: frequent enough that
 // matching it says nothing, so queries do not search for it (it is still indexed).
 func IsStopword(word string) bool { return stopwords[word] }

@@ -110,13 +110,6 @@ func allLetters(s string) bool {
 	return true
 }
 
-// CJKWord is a content word of a CJK run: where it starts (in characters), how long it is,
-// how specific it is (as Specificity).
-type CJKWord struct {
-	Start, Len  int
-	Specificity float64
-}
-
 // Unit is one place in a query that can carry its topic: a Latin word run (a compound and
 // its parts) or a CJK content word, with the index terms that spell it.
 type Unit struct {

@@ -844,6 +844,30 @@ func (k *kindIndex) entityMatch(o uint32, anchors []string) EntityMatch {
 	return m
 }
 
+// KnownNames returns which of names are entity names some live owner, of any kind, carries:
+// the store's own vocabulary, which a query's entities are read by (entity.Known).
+func (x *Index) KnownNames(ctx context.Context, names []string) (map[string]bool, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.refresh(ctx); err != nil {
+		return nil, fmt.Errorf("refresh the entity index: %w", err)
+	}
+	ids, err := x.nameIDs(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(ids))
+	for name, id := range ids {
+		for _, k := range x.kinds {
+			if len(k.entities[id]) > 0 {
+				out[name] = true
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // Owner is what the index knows of one live owner without reading the store.
 type Owner struct {
 	CreatedAt time.Time

@@ -36,6 +36,10 @@ type Term struct {
 	Kind    analysis.Kind
 	Run     int
 	Pos     int
+	// AcrossWords marks a CJK bigram that belongs to no word of the query as it reads (对花
+	// and 生过 of 我对花生过敏; background.WordBigrams): searched, but what any text of the
+	// language holds by chance, so it is no evidence.
+	AcrossWords bool
 }
 
 // A store's own frequencies say little when it is small: in a store of 3 texts a word 2 of
@@ -85,7 +89,7 @@ func newEvidenceModel(src *Source) *evidenceModel {
 			df = src.DF[i]
 		}
 		w := idf(src.N, df)
-		if t.Kind == analysis.Bigram && analysis.HasFunctionChar(t.Text) {
+		if t.AcrossWords {
 			w = 0
 		}
 		m.idf = append(m.idf, w)

@@ -41,7 +41,7 @@ func (r FloorReport) Unanswered() string {
 	case r.Answered:
 		return ""
 	case r.BestEvidence == 0 && r.Terms > 0:
-		return "what texts share with it is only function characters (的, 是…)"
+		return "what texts share with it is in nearly every text"
 	case r.BestEvidence == 0:
 		return "no text holds any of its words"
 	case !r.Covered && len(r.Words) > 0:

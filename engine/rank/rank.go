@@ -308,6 +308,23 @@ func completeMatches(q Query, src *Source) func(Candidate) bool {
 	return func(c Candidate) bool { return c.Terms&all == all }
 }
 
+// completeWords names what a text holding every term of the query matched when none of it
+// counted as evidence (我们, 在家: words any text may hold): the terms of the query's words,
+// or every term when it has none.
+func completeWords(terms []Term) []string {
+	var words, all []string
+	for _, t := range terms {
+		all = append(all, t.Surface)
+		if !t.AcrossWords {
+			words = append(words, t.Surface)
+		}
+	}
+	if len(words) > 0 {
+		return words
+	}
+	return all
+}
+
 // weigh computes every candidate's evidence in src. Substring matches (the trigram
 // fallback) count only under the loose profile: a part of a word is weaker evidence than the
 // word.
@@ -469,7 +486,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		hitBar := floors.HitEvidence * se.chance
 		// A hit clears the per-hit bar, holds every term of the query, or covers a clause.
 		isHit := func(key Key, c Candidate, e float64) bool {
-			return e > 0 && (e >= hitBar || se.complete(c) || floors.MinCoverage > 0 && se.covers[key] >= floors.MinCoverage)
+			return se.complete(c) || e > 0 && (e >= hitBar || floors.MinCoverage > 0 && se.covers[key] >= floors.MinCoverage)
 		}
 		var lexical, entities, semantic []Score
 		kept := map[Key]bool{}
@@ -557,6 +574,9 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				}
 				for _, t := range se.used[f.key] {
 					h.Matched = append(h.Matched, src.LexicalTerms[t].Surface)
+				}
+				if len(h.Matched) == 0 && se.complete(src.Candidates[f.key]) {
+					h.Matched = completeWords(src.LexicalTerms)
 				}
 				if ev, ok := src.Entity[f.key]; ok && ev.passes(floors) {
 					h.Legs.Entity = ev.Score

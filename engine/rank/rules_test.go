@@ -308,7 +308,7 @@ func TestUnanswered(t *testing.T) {
 	}{
 		{FloorReport{Answered: true, BestEvidence: 3}, ""},
 		{FloorReport{}, "no text holds any of its words"},
-		{FloorReport{Terms: 2}, "what texts share with it is only function characters (的, 是…)"},
+		{FloorReport{Terms: 2}, "what texts share with it is in nearly every text"},
 		{FloorReport{BestEvidence: 4, Words: []string{"harpsichord", "marathon"}}, "no matching text holds any of its key words (harpsichord, marathon)"},
 		{FloorReport{BestEvidence: 4, Words: []string{"a", "b", "c", "d"}}, "no matching text holds any of its key words (a, b, c, …)"},
 		{FloorReport{BestEvidence: 4, Words: []string{"tumors", "skin"}, Held: []string{"skin"}}, "no matching text holds enough of what it asks (the closest holds skin, of tumors, skin)"},

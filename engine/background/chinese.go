@@ -1,0 +1,310 @@
+package background
+
+import (
+	_ "embed"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/memdesk/memdesk/engine/analysis"
+)
+
+// zhWords is the Chinese word table: a line per word of the gse module's simplified-Chinese
+// dictionary counted at least 5 times, "word<TAB>count<TAB>part of speech", sorted by the
+// words' bytes, after a first line holding the counts' total under the empty word
+// (internal/genzh writes it; see NOTICE). It is searched where it lies, in the binary's
+// read-only data: a process asks it for the few words of a query and never loads it, so a
+// one-shot CLI recall reads Chinese exactly as the window does, from its first query.
+//
+//go:embed zh-words.tsv
+var zhWords string
+
+// maxWordRunes bounds the words the segmenter tries at each character: the table's longest
+// are idioms and names of 15 characters, and a longer run than this is never one word.
+const maxWordRunes = 16
+
+// zhEntry is one word of the table.
+type zhEntry struct {
+	count float64
+	tag   string
+}
+
+// lookupZH finds word in the table. prefix reports whether some word of the table starts with
+// word (itself included): a segmenter stops extending a candidate when none does.
+func lookupZH(word string) (e zhEntry, found, prefix bool) {
+	if word == "" {
+		return zhEntry{}, false, true // the empty word is the first line's: the total
+	}
+	lo, hi := 0, len(zhWords)
+	// Binary search over byte offsets: each probe backs up to the start of its line.
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		start := strings.LastIndexByte(zhWords[:mid], '\n') + 1
+		w, _ := lineWord(start)
+		if w < word {
+			end := strings.IndexByte(zhWords[mid:], '\n')
+			if end < 0 {
+				lo = len(zhWords)
+				break
+			}
+			lo = mid + end + 1
+		} else {
+			hi = start
+		}
+	}
+	if lo >= len(zhWords) {
+		return zhEntry{}, false, false
+	}
+	w, rest := lineWord(lo)
+	if w != word {
+		return zhEntry{}, false, strings.HasPrefix(w, word)
+	}
+	countText, tag, _ := strings.Cut(rest, "\t")
+	count, err := strconv.ParseFloat(countText, 64)
+	if err != nil || count <= 0 {
+		return zhEntry{}, false, true
+	}
+	return zhEntry{count: count, tag: tag}, true, true
+}
+
+// lineWord returns the word of the line starting at start and the rest of that line.
+func lineWord(start int) (word, rest string) {
+	line := zhWords[start:]
+	if end := strings.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	word, rest, _ = strings.Cut(line, "\t")
+	return word, rest
+}
+
+// zhTotal is the sum of the table's counts (its first line).
+func zhTotal() float64 {
+	_, rest := lineWord(0)
+	n, _, _ := strings.Cut(rest, "\t")
+	total, err := strconv.ParseFloat(n, 64)
+	if err != nil || total <= 0 {
+		return 1 // the table is embedded: only a broken build gets here
+	}
+	return total
+}
+
+// zhWord is one word of a segmented run: its first character and its length, in characters.
+type zhWord struct {
+	start, n int
+	entry    zhEntry
+	known    bool
+}
+
+// segmentZH cuts a run of Chinese characters into the likeliest sequence of the table's
+// words: each word's probability is its count over the total, a character the table does not
+// hold counts once, and the cut maximizes the product (the maximum-probability route of
+// jieba and gse, whose dictionary this is).
+func segmentZH(run []rune, total float64) []zhWord {
+	n := len(run)
+	if n == 0 {
+		return nil
+	}
+	logTotal := math.Log(total)
+	type step struct {
+		score float64
+		next  int
+		entry zhEntry
+		known bool
+	}
+	route := make([]step, n+1)
+	var b strings.Builder
+	for i := n - 1; i >= 0; i-- {
+		route[i] = step{score: math.Inf(-1)}
+		b.Reset()
+		for j := i + 1; j <= n && j-i <= maxWordRunes; j++ {
+			b.WriteRune(run[j-1])
+			e, found, prefix := lookupZH(b.String())
+			if found || j == i+1 {
+				count := e.count
+				if !found {
+					count = 1
+				}
+				if s := math.Log(count) - logTotal + route[j].score; s > route[i].score {
+					route[i] = step{score: s, next: j, entry: e, known: found}
+				}
+			}
+			if !prefix {
+				break
+			}
+		}
+	}
+	var out []zhWord
+	for i := 0; i < n; i = route[i].next {
+		out = append(out, zhWord{start: i, n: route[i].next - i, entry: route[i].entry, known: route[i].known})
+	}
+	return out
+}
+
+// CJKWord is a content word of a CJK run: where it starts (in characters), how long it is,
+// how specific it is (as Specificity).
+type CJKWord struct {
+	Start, Len  int
+	Specificity float64
+}
+
+// ChineseWords cuts a Han run into words by the table and keeps those that can carry a
+// topic: words of two or more characters whose part of speech is a content one, each as
+// specific as -ln of its share of the table's counts. 听起来真不错 is 听 / 起来 / 真 / 不错,
+// so a query's bigram 听起, which spans no word, is never taken for its topic.
+//
+// What the table does not know it cuts into single characters: most often a name (张晓燕 is
+// 张 / 晓 / 燕). Two neighbouring single characters that are no grammatical word on their own
+// (see isGrammaticalChar)
+// are a word of their own, two characters long, as specific as a word seen unknownPairCount
+// times: a name is what a question about a person turns on, and a pair of short words side by
+// side (狗 / 叫) is rarely less telling.
+//
+// It reads the embedded table and nothing else: the same words in every process, at once.
+func ChineseWords(run string) []CJKWord {
+	runes := []rune(run)
+	total := zhTotal()
+	var out []CJKWord
+	prevSingle := false // the word before is a single content character
+	for _, w := range segmentZH(runes, total) {
+		if w.n >= 2 && w.known && isContentTag(w.entry.tag) && total > w.entry.count {
+			out = append(out, CJKWord{Start: w.start, Len: w.n, Specificity: math.Log(total / w.entry.count)})
+		}
+		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
+		if single && prevSingle && total > unknownPairCount {
+			out = append(out, CJKWord{Start: w.start - 1, Len: 2, Specificity: math.Log(total / unknownPairCount)})
+		}
+		prevSingle = single
+	}
+	return out
+}
+
+// unknownPairCount is how often, in the table's counts, a pair of characters it does not know
+// as a word is taken to occur: 1,000 of its 57 million, a specificity of 11.0, between an
+// everyday noun (城市 7.8, 名字 9.3) and a known name (李娜 11.8, 王伟 13.7).
+const unknownPairCount = 1000
+
+// isContentTag reports the parts of speech of words that can carry a topic: nouns of every
+// kind (n...), verbs (v...), adjectives (a...), idioms (i), set phrases (l), abbreviations
+// (j) and time words (t: 生日, 平时, 周末; the relative ones, 昨天 or 上周, are read as a
+// created-time filter before a query's words are cut). Not pronouns, particles,
+// prepositions, conjunctions, adverbs, numerals, measure words, modal particles or
+// directions.
+func isContentTag(tag string) bool {
+	if tag == "" {
+		return false
+	}
+	switch tag[0] {
+	case 'n', 'v', 'a', 'i', 'l', 'j', 't':
+		return true
+	}
+	return false
+}
+
+// isGrammaticalChar reports whether a character of the table is a grammatical word on its own:
+// one of the closed classes, whatever its count (prepositions p: 在, 对; conjunctions c: 和;
+// particles u: 的, 了; pronouns r: 我, 哪, 啥; modal particles and interjections y, e, o: 吗,
+// 啊; measure words q: 个, 张; directions f: 里, 上), an adverb or a bound morpheme counted
+// often (d, zg: 也, 不, 很; grammaticalCount), or any character counted as a word on its own
+// as often as the commonest grammar (commonCharCount: 是, 有, 到). The counts decide where the
+// tags are a guess: 体 is a bound morpheme counted 41 times, and in 三体 it is part of a
+// title; numerals are no grammar (三 of 三体, 五 of 五号 say which).
+func isGrammaticalChar(e zhEntry) bool {
+	if e.count >= commonCharCount {
+		return true
+	}
+	if e.tag == "" {
+		return false
+	}
+	if e.tag == "zg" || e.tag[0] == 'd' {
+		return e.count >= grammaticalCount
+	}
+	switch e.tag[0] {
+	case 'p', 'c', 'u', 'r', 'y', 'e', 'o', 'q', 'f':
+		return true
+	}
+	return false
+}
+
+// commonCharCount is the count, in the table's 57 million, from which a character on its own
+// is grammar whatever its tag: 是 (797,000), 有 (424,000) and 到 (205,000) are verbs by tag
+// and frame every sentence; the commonest content characters on their own (人, 说) are near
+// it too, and a question's topic is never one character alone.
+const commonCharCount = 100000
+
+// WordBigrams says, for each pair of neighbouring characters of a Han run (pair i: characters
+// i and i+1), whether the pair is evidence of what the run says: both in one word of the
+// table's cut that is not grammar (过敏 of 我对花生过敏; see isGrammaticalWord), or both single
+// characters that are no grammatical word (a name's: 晓燕), or a pair of kana or Hangul. A
+// pair across a word boundary (对花, 生过) or inside a frequent grammatical word (我们, 就是)
+// is what any text of the language holds by chance: the index searches it, and a text
+// holding every term of a query is still its answer, but it is no evidence that a text says
+// what a longer query says. The table decides, by its counts and its parts of speech, not a
+// list of characters: 过 is grammar in 去过 and the head of 过敏.
+func WordBigrams(run string) []bool {
+	runes := []rune(run)
+	if len(runes) < 2 {
+		return nil
+	}
+	out := make([]bool, len(runes)-1)
+	words := segmentZH(runes, zhTotal())
+	prevSingle := false
+	for _, w := range words {
+		for i := w.start; i < w.start+w.n-1; i++ {
+			out[i] = !w.known || !isGrammaticalWord(w.entry)
+		}
+		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
+		if single && prevSingle {
+			out[w.start-1] = true
+		}
+		prevSingle = single
+	}
+	// Kana and Hangul have no table here: their pairs stay evidence, as every pair was.
+	for i := range out {
+		if !unicode.Is(unicode.Han, runes[i]) || !unicode.Is(unicode.Han, runes[i+1]) {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// WordPairs are the CJK bigram terms of text (package analysis) that WordBigrams counts as
+// evidence somewhere in it: the query side of the lexical leg marks the others AcrossWords.
+func WordPairs(text string) map[string]bool {
+	runs := map[int][]string{}
+	var order []int
+	for t := range analysis.Terms(text) {
+		if t.Kind != analysis.Unigram {
+			continue
+		}
+		if _, ok := runs[t.Run]; !ok {
+			order = append(order, t.Run)
+		}
+		runs[t.Run] = append(runs[t.Run], t.Text)
+	}
+	var out map[string]bool
+	for _, r := range order {
+		chars := runs[r]
+		for i, inWord := range WordBigrams(strings.Join(chars, "")) {
+			if inWord {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[chars[i]+chars[i+1]] = true
+			}
+		}
+	}
+	return out
+}
+
+// grammaticalCount is how often a word of a grammatical part of speech must be counted to be
+// grammar: 我们, 什么, 就是, 通过 are (tens of thousands of times in 57 million), while the
+// dictionary's tags for its rarer words are often a guess (简约 is tagged an adverb, 到期 too)
+// and such a word says what a text is about.
+const grammaticalCount = 20000
+
+// isGrammaticalWord reports whether a word of the table of two or more characters is grammar,
+// not content: a frequent word of no content part of speech.
+func isGrammaticalWord(e zhEntry) bool {
+	return !isContentTag(e.tag) && e.count >= grammaticalCount
+}
