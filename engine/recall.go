@@ -319,9 +319,9 @@ type queryPlan struct {
 	// when there are more than it scores); occurrences how often the query says each.
 	words       []analysis.Term
 	occurrences map[string]int
-	// wordPairs are the query's CJK bigrams that belong to a word of its reading
-	// (background.WordBigrams): the others are searched but are no evidence.
-	wordPairs map[string]bool
+	// pairs are the query's CJK bigrams that are not content as it reads
+	// (background.BigramKinds): weighed by the language more than by the store.
+	pairs     map[string]background.PairKind
 	when      *rank.Window
 	timeWords string
 	// entityText is the reading entities are found in; entities are the store's entity
@@ -352,7 +352,7 @@ func planQuery(q string, now time.Time) queryPlan {
 	reading := stripQuestion(rest)
 	p.trigram = substringTerms(reading)
 	p.words = query.LexicalTerms(reading, lexicon.MaxAsked)
-	p.wordPairs = background.WordPairs(reading)
+	p.pairs = background.BigramKinds(reading)
 	p.occurrences = query.Occurrences(reading)
 	p.entityText = reading
 	p.semanticText = rest
@@ -412,7 +412,7 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	for bit, i := range words.Terms {
 		t := plan.words[i]
 		g.source.LexicalTerms = append(g.source.LexicalTerms, rank.Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos,
-			AcrossWords: t.Kind == analysis.Bigram && !plan.wordPairs[t.Text]})
+			Pair: plan.pairs[t.Text]})
 		g.source.DF = append(g.source.DF, words.DF[bit])
 	}
 	list := rank.LexicalList{Index: rank.Words, Scores: make([]rank.Score, 0, len(words.Matches))}

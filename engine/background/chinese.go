@@ -232,66 +232,58 @@ func isGrammaticalChar(e zhEntry) bool {
 // it too, and a question's topic is never one character alone.
 const commonCharCount = 100000
 
-// WordBigrams says, for each pair of neighbouring characters of a Han run (pair i: characters
-// i and i+1), whether the pair is evidence of what the run says: both in one word of the
-// table's cut that is not grammar (过敏 of 我对花生过敏; see isGrammaticalWord), or both single
-// characters that are no grammatical word (a name's: 晓燕), or a pair of kana or Hangul. A
-// pair across a word boundary (对花, 生过) or inside a frequent grammatical word (我们, 就是)
-// is what any text of the language holds by chance: the index searches it, and a text
-// holding every term of a query is still its answer, but it is no evidence that a text says
-// what a longer query says. The table decides, by its counts and its parts of speech, not a
-// list of characters: 过 is grammar in 去过 and the head of 过敏.
-func WordBigrams(run string) []bool {
+// PairKind is what a pair of neighbouring Chinese characters is, as a query's reading finds it.
+type PairKind uint8
+
+// Pair kinds, from what says most about a text to what says least.
+const (
+	// ContentPair: inside a word that is not frequent grammar (过敏 of 我对花生过敏), two
+	// single characters that are no grammar (a name's: 晓燕), across two content words (生过
+	// of 花生过敏: a text holding it holds the phrase), or kana or Hangul.
+	ContentPair PairKind = iota
+	// LoosePair: two single characters, one of them grammar on its own (我对, 的车), which
+	// may also be a name's (于乐: 于 is a surname as well as a preposition).
+	LoosePair
+	// GrammarPair: inside a frequent grammatical word (我们, 就是; isGrammaticalWord), or a
+	// grammatical character against a word (对花 of 我对花生).
+	GrammarPair
+)
+
+// PairKinds says, for each pair of neighbouring characters of a Han run (pair i: characters
+// i and i+1), what the pair is (PairKind). The table decides, by its counts and its parts of
+// speech, not a list of characters: 过 is grammar in 去过 and the head of 过敏.
+func PairKinds(run string) []PairKind {
 	runes := []rune(run)
 	if len(runes) < 2 {
 		return nil
 	}
-	out := make([]bool, len(runes)-1)
+	out := make([]PairKind, len(runes)-1)
 	words := segmentZH(runes, zhTotal())
-	prevSingle := false
-	for _, w := range words {
-		for i := w.start; i < w.start+w.n-1; i++ {
-			out[i] = !w.known || !isGrammaticalWord(w.entry)
+	for k, w := range words {
+		if w.known && isGrammaticalWord(w.entry) {
+			for i := w.start; i < w.start+w.n-1; i++ {
+				out[i] = GrammarPair
+			}
 		}
-		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
-		if single && prevSingle {
-			out[w.start-1] = true
-		}
-		prevSingle = single
-	}
-	// Kana and Hangul have no table here: their pairs stay evidence, as every pair was.
-	for i := range out {
-		if !unicode.Is(unicode.Han, runes[i]) || !unicode.Is(unicode.Han, runes[i+1]) {
-			out[i] = true
-		}
-	}
-	return out
-}
-
-// WordPairs are the CJK bigram terms of text (package analysis) that WordBigrams counts as
-// evidence somewhere in it: the query side of the lexical leg marks the others AcrossWords.
-func WordPairs(text string) map[string]bool {
-	runs := map[int][]string{}
-	var order []int
-	for t := range analysis.Terms(text) {
-		if t.Kind != analysis.Unigram {
+		if k == 0 {
 			continue
 		}
-		if _, ok := runs[t.Run]; !ok {
-			order = append(order, t.Run)
-		}
-		runs[t.Run] = append(runs[t.Run], t.Text)
-	}
-	var out map[string]bool
-	for _, r := range order {
-		chars := runs[r]
-		for i, inWord := range WordBigrams(strings.Join(chars, "")) {
-			if inWord {
-				if out == nil {
-					out = map[string]bool{}
+		// The pair across the boundary between the word before and this one.
+		prev := words[k-1]
+		for _, x := range []zhWord{prev, w} {
+			if x.n == 1 && x.known && isGrammaticalChar(x.entry) {
+				if prev.n == 1 && w.n == 1 {
+					out[w.start-1] = LoosePair
+				} else {
+					out[w.start-1] = GrammarPair
 				}
-				out[chars[i]+chars[i+1]] = true
 			}
+		}
+	}
+	// Kana and Hangul have no table here: their pairs stay content, as every pair was.
+	for i := range out {
+		if !unicode.Is(unicode.Han, runes[i]) || !unicode.Is(unicode.Han, runes[i+1]) {
+			out[i] = ContentPair
 		}
 	}
 	return out
@@ -307,4 +299,37 @@ const grammaticalCount = 20000
 // not content: a frequent word of no content part of speech.
 func isGrammaticalWord(e zhEntry) bool {
 	return !isContentTag(e.tag) && e.count >= grammaticalCount
+}
+
+// BigramKinds are the CJK bigram terms of text (package analysis) that are not content, with
+// their kind (PairKinds); where text has a pair more than once, the reading that says most
+// about a text counts. A bigram not in the map is content.
+func BigramKinds(text string) map[string]PairKind {
+	runs := map[int][]string{}
+	var order []int
+	for t := range analysis.Terms(text) {
+		if t.Kind != analysis.Unigram {
+			continue
+		}
+		if _, ok := runs[t.Run]; !ok {
+			order = append(order, t.Run)
+		}
+		runs[t.Run] = append(runs[t.Run], t.Text)
+	}
+	kinds := map[string]PairKind{}
+	for _, r := range order {
+		chars := runs[r]
+		for i, k := range PairKinds(strings.Join(chars, "")) {
+			pair := chars[i] + chars[i+1]
+			if old, seen := kinds[pair]; !seen || k < old {
+				kinds[pair] = k
+			}
+		}
+	}
+	for pair, k := range kinds {
+		if k == ContentPair {
+			delete(kinds, pair)
+		}
+	}
+	return kinds
 }

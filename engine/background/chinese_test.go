@@ -1,6 +1,7 @@
 package background
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -118,4 +119,44 @@ func FuzzChineseWords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPairKinds: a query's reading tells content from grammar by the table: pairs inside
+// frequent grammatical words or a grammatical character against a word are grammar, two single
+// characters one of which is grammar are loose (it may be a name's: 于乐), and words made of
+// common characters, names and pairs across content words are content.
+func TestPairKinds(t *testing.T) {
+	kinds := func(run string) string {
+		r := []rune(run)
+		var b strings.Builder
+		for i, k := range PairKinds(run) {
+			if k != ContentPair {
+				fmt.Fprintf(&b, "%s:%d ", string(r[i:i+2]), k)
+			}
+		}
+		return strings.TrimSpace(b.String())
+	}
+	cases := []struct{ run, want string }{
+		// 我对 is two single characters, 我 and 对 grammar: loose. 对花 leans on 对 against
+		// the word 花生: grammar. 生过 joins 花生 and 过敏: content.
+		{"我对花生过敏", "我对:1 对花:2"},
+		// 们在 joins 我们 and 在家, two words: content.
+		{"我们在家办公", "我们:2"},
+		{"于乐的职业", "于乐:1 乐的:1 的职:2"},
+		{"三体", ""},
+		{"过敏", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := kinds(c.run); got != c.want {
+			t.Errorf("PairKinds(%q): %q, want %q", c.run, got, c.want)
+		}
+	}
+	// A pair that is content in one place and grammar in another is content.
+	if k := BigramKinds("我们 我们的"); k["我们"] != GrammarPair {
+		t.Errorf("BigramKinds(我们 我们的) = %v, want 我们 grammar", k)
+	}
+	if k := BigramKinds("对花生 花生"); len(k) != 1 || k["对花"] != GrammarPair {
+		t.Errorf("BigramKinds(对花生 花生) = %v, want only 对花, grammar", k)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/background"
 )
 
 // Evidence. Whether the store holds an answer at all is decided per query from the store's
@@ -36,10 +37,10 @@ type Term struct {
 	Kind    analysis.Kind
 	Run     int
 	Pos     int
-	// AcrossWords marks a CJK bigram that belongs to no word of the query as it reads (对花
-	// and 生过 of 我对花生过敏; background.WordBigrams): searched, but what any text of the
-	// language holds by chance, so it is no evidence.
-	AcrossWords bool
+	// Pair is what a CJK bigram is as the query reads (background.PairKinds): a loose
+	// pair (我对, or 于乐 of a name) is weighed as if grammarTexts more texts all held it,
+	// a grammar pair (我们, 对花) is no evidence.
+	Pair background.PairKind
 }
 
 // A store's own frequencies say little when it is small: in a store of 3 texts a word 2 of
@@ -53,6 +54,22 @@ const (
 	backgroundTexts   = 10
 	backgroundHolders = 0.1
 )
+
+// grammarTexts is how many texts of general language, each holding it, a loose pair's
+// frequency is smoothed with: grammar is in any text, a name is not. In a person's store of
+// 85 memories, 我对 in 3 of them is as common as language makes it (evidence 0.6, where a
+// content word in 3 is worth 3.4); among 10,000 sentences the store's own count speaks, and
+// 于乐 (于 a surname there, a preposition to the word table) in 2 of them is worth 4.6
+// (doc/retrieval.md, "Recall core v3").
+const grammarTexts = 100
+
+// grammarIDF is the evidence of holding a grammar term that df of n texts hold.
+func grammarIDF(n, df int) float64 {
+	if df <= 0 || n <= 0 {
+		return 0
+	}
+	return max(-math.Log((float64(df)+grammarTexts)/(float64(n)+grammarTexts)), 0)
+}
 
 // chanceLevel is the evidence at which one of n texts matches by chance: that of a term one
 // text holds.
@@ -89,7 +106,10 @@ func newEvidenceModel(src *Source) *evidenceModel {
 			df = src.DF[i]
 		}
 		w := idf(src.N, df)
-		if t.AcrossWords {
+		switch t.Pair {
+		case background.LoosePair:
+			w = grammarIDF(src.N, df)
+		case background.GrammarPair:
 			w = 0
 		}
 		m.idf = append(m.idf, w)

@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memdesk/memdesk/engine/background"
 )
 
 // Owner kinds, as the store names them.
@@ -315,7 +317,7 @@ func completeWords(terms []Term) []string {
 	var words, all []string
 	for _, t := range terms {
 		all = append(all, t.Surface)
-		if !t.AcrossWords {
+		if t.Pair == background.ContentPair {
 			words = append(words, t.Surface)
 		}
 	}
@@ -572,8 +574,17 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				if raw, ok := se.lexical[f.key]; ok {
 					h.Legs.FTS = raw
 				}
+				// Grammar a text shares (的车) counts a little; a person is shown the words.
+				var grammar []string
 				for _, t := range se.used[f.key] {
-					h.Matched = append(h.Matched, src.LexicalTerms[t].Surface)
+					if src.LexicalTerms[t].Pair != background.ContentPair {
+						grammar = append(grammar, src.LexicalTerms[t].Surface)
+					} else {
+						h.Matched = append(h.Matched, src.LexicalTerms[t].Surface)
+					}
+				}
+				if len(h.Matched) == 0 {
+					h.Matched = grammar
 				}
 				if len(h.Matched) == 0 && se.complete(src.Candidates[f.key]) {
 					h.Matched = completeWords(src.LexicalTerms)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdesk/memdesk/engine/analysis"
 	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/query"
 )
@@ -46,10 +45,10 @@ func (f fixture) source(q string) *Source {
 	if src.Kind == "" {
 		src.Kind = KindFact
 	}
-	pairs := background.WordPairs(q)
+	pairs := background.BigramKinds(q)
 	for _, t := range query.LexicalTerms(q, 64) {
 		src.LexicalTerms = append(src.LexicalTerms, Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos,
-			AcrossWords: t.Kind == analysis.Bigram && !pairs[t.Text]})
+			Pair: pairs[t.Text]})
 	}
 	holders := make([]func(string) bool, len(f.texts))
 	for i, t := range f.texts {
