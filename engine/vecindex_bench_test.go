@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdesk/memdesk/engine/leg"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -119,7 +120,7 @@ func BenchmarkRecallDuringCatchUp(b *testing.B) {
 	ctx := context.Background()
 	const dims, batch = 1024, 32
 	n := *catchUpSize
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "m.db"), store.Options{Words: indexWords})
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "m.db"), store.Options{Words: leg.IndexWords})
 	if err != nil {
 		b.Fatal(err)
 	}
