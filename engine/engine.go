@@ -3,10 +3,14 @@
 // server all hold an *Engine and exchange the plain request and result structs defined here,
 // so every surface behaves the same way.
 //
-// Recall orchestrates: it reads the query once (a plan), gathers candidates and their raw
-// evidence through three legs (lexical over the two full-text indexes, entity over extracted
-// entities, semantic over embeddings), and hands them to package rank, the one place that
-// applies floors, fuses and orders. Pure pieces live in sub-packages (query, rank, ingest).
+// Recall orchestrates: it reads the query once (leg.PlanQuery), gathers candidates and their
+// raw evidence from each source through the three legs of package leg (lexical over the two
+// full-text indexes, entity over extracted entities, semantic over embeddings), hands them to
+// package rank, the one place that applies floors, fuses and orders, and makes the hits.
+// What the legs search is kept here: the vector index and its catch-up (vecindex.go), the
+// embedding client and the model's calibration (semantic.go, calibration.go), the entity
+// extractor and its sweep (entities.go); the word index's in-memory copy is package lexicon.
+// Pure pieces live in sub-packages (query, rank, ingest).
 package engine
 
 import (

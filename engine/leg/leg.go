@@ -5,19 +5,22 @@
 // records.
 //
 //   - plan.go: the query read once: time words to a window, question words stripped, the
-//     word index terms, the substrings, the clauses ranking measures coverage by, the text
-//     entities and the query vector come from.
+//     word index terms and substrings, the clauses ranking measures coverage by, the text
+//     entities are found in and the text the model embeds.
 //   - lexical.go: the word index's bm25 (through engine/lexicon), and the trigram fallback
-//     for substrings when no text holds a word of the query.
-//   - entity.go: the texts sharing the query's anchoring entities.
+//     for substrings when no text holds a word of the query; index.go: what those two
+//     indexes hold of a stored text.
+//   - entity.go: the query's entities, and the texts sharing its anchoring ones.
 //   - semantic.go: the texts nearest the query's vector. The embedding client, the model's
 //     calibration and the vector index's lifecycle stay in package engine; the leg gets the
 //     vector and searches through VectorIndex.
 //
-// Chinese is matched where every language is: a text's index terms (CJK bigrams, stemmed
-// Latin words) are made by engine/analysis, on both sides; which bigrams of a query belong
-// to one of its words, and which words carry its topic, come from engine/background's word
-// table (plan.go reads both); Chinese entity names are found by engine/entity.
+// Chinese is matched as every language is, and changed in these places. engine/analysis
+// cuts text into index terms (CJK bigrams and single characters, stemmed Latin words), for
+// stored texts (IndexWords) and queries (PlanQuery, through query.LexicalTerms) alike.
+// engine/background's word table says which bigrams of a query lie inside one of its words
+// (Plan.WordPairs: the others are searched but are no evidence) and which words carry its
+// topic (Plan.Clauses). engine/entity finds Chinese entity names (Entity.QueryEntities).
 //
 // Each leg reads the store through a small interface declared here (WordIndex,
 // SubstringIndex, EntityIndex, VectorIndex, Owners), which *lexicon.Index, *store.Store and
