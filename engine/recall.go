@@ -228,15 +228,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if req.filtered() {
 		sc.WordLimit = filteredCandidateLimit
 	}
-	legs := e.legs()
-	sources := make([]*rank.Source, 0, len(kinds))
-	for _, kind := range kinds {
-		sc.Kind = kind
-		src, err := leg.Gather(ctx, plan, sc, legs...)
-		if err != nil {
-			return RecallResult{}, err
-		}
-		sources = append(sources, src)
+	sources, err := e.gather(ctx, plan, kinds, sc)
+	if err != nil {
+		return RecallResult{}, err
 	}
 	rq := rank.Query{Window: plan.When, SemanticNoise: plan.Semantic.Noise, Model: plan.Semantic.Model, Clauses: plan.Clauses,
 		Asked: len(plan.Words), ListDropped: req.ListDropped}
@@ -284,15 +278,27 @@ func (e *Engine) rankConfig() rank.Config {
 	return rank.Config{Floors: *e.opts.Floors, Weights: e.opts.Weights, Mix: e.opts.LexicalMix}
 }
 
-// legs are the three legs over this engine's indexes, in the order they run: the lexical
-// leg first, so the candidates it finds carry its matches and later legs add only their own.
-// They are made per recall because they read the floors as they are now.
-func (e *Engine) legs() []leg.Leg {
-	return []leg.Leg{
+// gather runs the three legs over each source of kinds, in sc's space: the ranking stage's
+// input, one rank.Source per kind. The lexical leg runs first, so the candidates it finds
+// carry its matches and the later legs add only their own. The legs are made per recall,
+// as the ranking's configuration is (rankConfig): the semantic leg keeps what the floors
+// rank applies could let through.
+func (e *Engine) gather(ctx context.Context, plan leg.Plan, kinds []string, sc leg.Scope) ([]*rank.Source, error) {
+	legs := []leg.Leg{
 		leg.Lexical{Words: e.lex, Substrings: e.st},
 		e.entityLeg(),
 		leg.Semantic{Vectors: vectorSearch{x: &e.vectors, st: e.st}, Owners: e.lex, Floors: *e.opts.Floors},
 	}
+	sources := make([]*rank.Source, 0, len(kinds))
+	for _, kind := range kinds {
+		sc.Kind = kind
+		src, err := leg.Gather(ctx, plan, sc, legs...)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, src)
+	}
+	return sources, nil
 }
 
 // entityLeg is the entity leg over the in-memory entity postings.
