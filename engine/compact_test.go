@@ -72,7 +72,7 @@ func TestAdminCompact(t *testing.T) {
 }
 
 // TestSubstringIndexFollowsEdits: the trigram index holds a rewrite of each text
-// (indexSubstrings), and its deletes must see the same rewrite: after adds, edits and
+// (leg.IndexSubstrings), and its deletes must see the same rewrite: after adds, edits and
 // deletes through the engine the index is exactly what the facts say.
 func TestSubstringIndexFollowsEdits(t *testing.T) {
 	ctx := context.Background()

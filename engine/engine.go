@@ -3,10 +3,14 @@
 // server all hold an *Engine and exchange the plain request and result structs defined here,
 // so every surface behaves the same way.
 //
-// Recall orchestrates: it reads the query once (a plan), gathers candidates and their raw
-// evidence through three legs (lexical over the two full-text indexes, entity over extracted
-// entities, semantic over embeddings), and hands them to package rank, the one place that
-// applies floors, fuses and orders. Pure pieces live in sub-packages (query, rank, ingest).
+// Recall orchestrates: it reads the query once (leg.PlanQuery), gathers candidates and their
+// raw evidence from each source through the three legs of package leg (lexical over the two
+// full-text indexes, entity over extracted entities, semantic over embeddings), hands them to
+// package rank, the one place that applies floors, fuses and orders, and makes the hits.
+// What the legs search is kept here: the vector index and its catch-up (vecindex.go), the
+// embedding client and the model's calibration (semantic.go, calibration.go), the entity
+// extractor and its sweep (entities.go); the word index's in-memory copy is package lexicon.
+// Pure pieces live in sub-packages (query, rank, ingest).
 package engine
 
 import (
@@ -19,11 +23,10 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine/analysis"
-	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/ingest"
+	"github.com/memdesk/memdesk/engine/leg"
 	"github.com/memdesk/memdesk/engine/lexicon"
-	"github.com/memdesk/memdesk/engine/query"
 	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
@@ -158,8 +161,8 @@ type Engine struct {
 // Open opens the database at path, creating and migrating it as needed.
 func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
-	st, err := store.Open(ctx, path, store.Options{Words: indexWords, WordCount: analysis.Length,
-		WordsVersion: analysis.Version, Substrings: indexSubstrings, SubstringsVersion: substringsVersion, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout,
+	st, err := store.Open(ctx, path, store.Options{Words: leg.IndexWords, WordCount: analysis.Length,
+		WordsVersion: analysis.Version, Substrings: leg.IndexSubstrings, SubstringsVersion: leg.SubstringsVersion, TraceSQL: opts.TraceSQL, BusyTimeout: opts.BusyTimeout,
 		OnUpgrade: func(from, to int) {
 			// Warn: the CLI shows warnings only, and a person waiting on a large store should know why.
 			opts.Logger.Warn("upgrading the database for this version of memdesk; this runs once and takes a few seconds on a large store",
@@ -182,27 +185,6 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	e.admin = e.adminActions()
 	return e, nil
 }
-
-// indexWords is a text as the word index stores it: its analysis terms.
-func indexWords(text string) string {
-	words, _ := analysis.IndexText(text)
-	return words
-}
-
-// indexSubstrings is a text as the trigram index stores it: what only a substring search
-// finds in it (query.SubstringText), common words told by the English word table.
-func indexSubstrings(text string) string {
-	return query.SubstringText(text, background.CommonWord)
-}
-
-// substringsVersion names indexSubstrings' rules: bump it whenever they can give another
-// text for the same input (query.SubstringText, background.CommonWord's table or bar), so
-// every trigram index is rebuilt under the new ones, as its deletes must see what its
-// inserts saw.
-//
-// 2: SubstringText cuts text into the runs queries are cut into (splitRuns): two joiners in
-// a row inside a word, as in a..b, no longer end it.
-const substringsVersion = 2
 
 // Close releases the database.
 func (e *Engine) Close() error {

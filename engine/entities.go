@@ -8,19 +8,12 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine/entity"
-	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/internal/residency"
 	"github.com/memdesk/memdesk/store"
 )
 
-// Entity-leg constants; how the leg scores and which entities anchor a query live in
-// package rank (entity.go).
-const (
-	// entityCandidateLimit bounds the owners one anchor lookup returns per source.
-	entityCandidateLimit = 500
-	// DefaultSweepBudget is how many rows one entity sweep pass re-extracts.
-	DefaultSweepBudget = 2000
-)
+// DefaultSweepBudget is how many rows one entity sweep pass re-extracts.
+const DefaultSweepBudget = 2000
 
 // LoadEntities loads the entity extractor (a Chinese dictionary and a language detector:
 // seconds and ~100+ MB). Until it is loaded, writes are stamped pending and recall runs
@@ -83,52 +76,6 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 		return nil
 	}
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
-}
-
-// entityLeg finds candidates through the query's anchors, from the in-memory entity postings,
-// and adds the candidates the lexical leg did not find to g.
-func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string, queryEntities []string) (map[rank.Key]rank.EntityEvidence, map[string]int, error) {
-	if len(queryEntities) == 0 {
-		return nil, nil, nil
-	}
-	found, err := e.lex.EntitySearch(ctx, kind, space, queryEntities, func(df map[string]int, n int) []string {
-		return rank.Anchors(queryEntities, df, n)
-	}, entityCandidateLimit)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make(map[rank.Key]rank.EntityEvidence, len(found.Matches))
-	w := len(queryEntities)
-	for _, m := range found.Matches {
-		if score := rank.AnchoredJaccard(len(m.Shared), m.Total, w); score > 0 {
-			key := rank.Key{Kind: kind, ID: m.ID}
-			out[key] = rank.EntityEvidence{Score: score, Shared: len(m.Shared), W: w, Anchors: m.Shared}
-			if _, ok := g.source.Candidates[key]; !ok {
-				g.source.Candidates[key] = rank.Candidate{CreatedAt: m.CreatedAt, TextLen: m.TextLen}
-			}
-		}
-	}
-	return out, found.DF, nil
-}
-
-// queryEntities are the entity names the store holds that the query spells (entity.Spans,
-// entity.Known). The extractor reads stored texts; a query is read by what they were found
-// to be about, which needs nothing loaded: every process finds a question's entities alike,
-// from its first recall.
-func (e *Engine) queryEntities(ctx context.Context, text string) ([]string, error) {
-	spans := entity.Spans(text)
-	if len(spans) == 0 {
-		return nil, nil
-	}
-	names := make([]string, len(spans))
-	for i, s := range spans {
-		names[i] = s.Name
-	}
-	known, err := e.lex.KnownNames(ctx, names)
-	if err != nil {
-		return nil, err
-	}
-	return entity.Known(spans, func(name string) bool { return known[name] }), nil
 }
 
 // SweepReport says what one entity sweep pass did.

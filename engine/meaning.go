@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/memdesk/memdesk/engine/leg"
 	"github.com/memdesk/memdesk/engine/rank"
 )
 
@@ -13,8 +14,8 @@ import (
 // how a person can see what the model thinks is close.
 func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds []string, space string, k int) (RecallResult, error) {
 	res := RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
-	plan := planQuery(req.Query, e.opts.Now())
-	q, fp, _, note := e.queryVector(ctx, plan.semanticText)
+	plan := leg.PlanQuery(req.Query, e.opts.Now())
+	q, fp, _, note := e.queryVector(ctx, plan.SemanticText)
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
@@ -24,16 +25,16 @@ func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds [
 		}
 		return res, nil
 	}
+	vectors := vectorSearch{x: &e.vectors, st: e.st}
 	var ranked []rank.Hit
 	for _, kind := range kinds {
-		idx, err := e.vectors.get(ctx, e.st, vectorIndexKey{kind: kind, space: space, fingerprint: fp})
+		near, err := vectors.Nearest(ctx, kind, space, fp, q, k)
 		if err != nil {
 			return RecallResult{}, err
 		}
-		hits, _ := idx.search(q, k)
-		for _, h := range hits {
-			ranked = append(ranked, rank.Hit{Key: rank.Key{Kind: kind, ID: h.id}, Score: h.cos,
-				Legs: rank.LegScores{Semantic: h.cos}})
+		for _, h := range near.Hits {
+			ranked = append(ranked, rank.Hit{Key: rank.Key{Kind: kind, ID: h.ID}, Score: h.Cos,
+				Legs: rank.LegScores{Semantic: h.Cos}})
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Score > ranked[j].Score })

@@ -136,10 +136,10 @@ func underFolder(path, folder string) bool {
 
 // createdOf returns each gathered candidate's time, as the legs read it (a memory's when it
 // was written, a chunk's when its document was imported).
-func createdOf(sources []*gathered) func(rank.Key) time.Time {
+func createdOf(sources []*rank.Source) func(rank.Key) time.Time {
 	return func(k rank.Key) time.Time {
-		for _, g := range sources {
-			if c, ok := g.source.Candidates[k]; ok {
+		for _, src := range sources {
+			if c, ok := src.Candidates[k]; ok {
 				return c.CreatedAt
 			}
 		}

@@ -3,20 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/memdesk/memdesk/engine/analysis"
-	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/explain"
 	"github.com/memdesk/memdesk/engine/hygiene"
-	"github.com/memdesk/memdesk/engine/lexicon"
-	"github.com/memdesk/memdesk/engine/query"
+	"github.com/memdesk/memdesk/engine/leg"
 	"github.com/memdesk/memdesk/engine/rank"
-	"github.com/memdesk/memdesk/engine/rewrite"
-	"github.com/memdesk/memdesk/engine/timeexpr"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -217,45 +210,36 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if req.MeaningOnly {
 		return e.recallByMeaning(ctx, req, kinds, space, k)
 	}
-	now := e.opts.Now()
-	plan := planQuery(req.Query, now)
-	if plan.entities, err = e.queryEntities(ctx, plan.entityText); err != nil {
+	plan := leg.PlanQuery(req.Query, e.opts.Now())
+	if plan.Entities, err = e.entityLeg().QueryEntities(ctx, plan.EntityText); err != nil {
 		return RecallResult{}, err
 	}
 	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
-	if plan.empty() {
+	if plan.Empty() {
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil
 	}
-	qvec, fp, cal, note := e.queryVector(ctx, plan.semanticText)
+	qvec, fp, cal, note := e.queryVector(ctx, plan.SemanticText)
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	plan.semanticVec, plan.semanticFP, plan.semanticCal = qvec, fp, cal
-	var gathered []*gathered
-	wordLimit := candidateLimit
+	plan.Semantic = leg.SemanticQuery{Vec: qvec, Fingerprint: fp, Noise: cal.Noise, Model: cal.model()}
+	sc := leg.Scope{Space: space, Limit: candidateLimit, WordLimit: candidateLimit}
 	if req.filtered() {
-		wordLimit = filteredCandidateLimit
+		sc.WordLimit = filteredCandidateLimit
 	}
-	for _, kind := range kinds {
-		g, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit}, wordLimit)
-		if err != nil {
-			return RecallResult{}, err
-		}
-		gathered = append(gathered, g)
+	sources, err := e.gather(ctx, plan, kinds, sc)
+	if err != nil {
+		return RecallResult{}, err
 	}
-	sources := make([]*rank.Source, len(gathered))
-	for i, g := range gathered {
-		sources[i] = &g.source
-	}
-	rq := rank.Query{Window: plan.when, SemanticNoise: plan.semanticCal.Noise, Model: plan.semanticCal.model(), Clauses: e.queryClauses(req.Query, now),
-		Asked: len(plan.words), ListDropped: req.ListDropped}
+	rq := rank.Query{Window: plan.When, SemanticNoise: plan.Semantic.Noise, Model: plan.Semantic.Model, Clauses: plan.Clauses,
+		Asked: len(plan.Words), ListDropped: req.ListDropped}
 	ranked := rank.Rank(rq, sources, e.rankConfig())
 	switch {
 	case ranked.WindowIgnored && len(ranked.Hits) > 0:
-		res.Notes = append(res.Notes, fmt.Sprintf("nothing was written %s; showing matches from any time", plan.timeWords))
-	case plan.when != nil && !ranked.WindowIgnored:
-		res.Notes = append(res.Notes, fmt.Sprintf("only memories written %s", plan.timeWords))
+		res.Notes = append(res.Notes, fmt.Sprintf("nothing was written %s; showing matches from any time", plan.TimeWords))
+	case plan.When != nil && !ranked.WindowIgnored:
+		res.Notes = append(res.Notes, fmt.Sprintf("only memories written %s", plan.TimeWords))
 	}
 	res.Relaxed = ranked.Relaxed
 	res.Floors = ranked.Report
@@ -269,7 +253,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	}
 	hits := ranked.Hits
 	if req.filtered() || req.Sort == SortNewest {
-		if hits, err = e.narrow(ctx, req, hits, createdOf(gathered)); err != nil {
+		if hits, err = e.narrow(ctx, req, hits, createdOf(sources)); err != nil {
 			return RecallResult{}, err
 		}
 		res.Filtered = len(ranked.Hits) - len(hits)
@@ -289,262 +273,36 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	return res, nil
 }
 
-// queryClauses are the query's sentences and lines, each with the units that can carry its
-// topic (package background), read as the whole query is: time words out, question words
-// stripped. Chinese is cut into words by background's embedded table, which needs no loading:
-// a one-shot CLI, an agent's first call and the window read a question alike.
-func (e *Engine) queryClauses(q string, now time.Time) []rank.Clause {
-	var clauses []rank.Clause
-	for _, text := range query.Clauses(q) {
-		rest, _ := timeexpr.Parse(text, now)
-		units := background.Units(stripQuestion(rest), background.ChineseWords)
-		if len(units) == 0 {
-			continue
-		}
-		clauses = append(clauses, rank.Clause{Text: text, Units: units})
-	}
-	return clauses
-}
-
 // rankConfig is the ranking stage's configuration from the engine's options.
 func (e *Engine) rankConfig() rank.Config {
 	return rank.Config{Floors: *e.opts.Floors, Weights: e.opts.Weights, Mix: e.opts.LexicalMix}
 }
 
-// queryPlan is a query read once. Relative time words become a created-time filter and leave
-// the text; question words and filler are stripped, and what is left is searched.
-type queryPlan struct {
-	trigram []string // substrings for the trigram fallback
-	// words are the word index terms the lexical leg searches (the lexicon keeps the rarest
-	// when there are more than it scores); occurrences how often the query says each.
-	words       []analysis.Term
-	occurrences map[string]int
-	// pairs are the query's CJK bigrams that are not content as it reads
-	// (background.BigramKinds): weighed by the language more than by the store.
-	pairs     map[string]background.PairKind
-	when      *rank.Window
-	timeWords string
-	// entityText is the reading entities are found in; entities are the store's entity
-	// names it spells, filled by Recall (queryEntities).
-	entityText string
-	entities   []string
-	// semanticText is what the semantic leg embeds (the query less its time words);
-	// semanticVec is its unit vector in space semanticFP, set by Recall (nil: leg off).
-	semanticText string
-	semanticVec  []float32
-	semanticFP   string
-	// semanticCal is what was measured of space semanticFP's model: the leg's role and
-	// floors.
-	semanticCal calibration
-}
-
-func planQuery(q string, now time.Time) queryPlan {
-	var p queryPlan
-	rest, found := timeexpr.Parse(q, now)
-	if r, ok := timeexpr.Cover(found); ok {
-		p.when = &rank.Window{From: r.From, To: r.To}
-		words := make([]string, len(found))
-		for i, f := range found {
-			words[i] = f.Text
-		}
-		p.timeWords = strings.Join(words, ", ")
+// gather runs the three legs over each source of kinds, in sc's space: the ranking stage's
+// input, one rank.Source per kind. The lexical leg runs first, so the candidates it finds
+// carry its matches and the later legs add only their own. The legs are made per recall,
+// as the ranking's configuration is (rankConfig): the semantic leg keeps what the floors
+// rank applies could let through.
+func (e *Engine) gather(ctx context.Context, plan leg.Plan, kinds []string, sc leg.Scope) ([]*rank.Source, error) {
+	legs := []leg.Leg{
+		leg.Lexical{Words: e.lex, Substrings: e.st},
+		e.entityLeg(),
+		leg.Semantic{Vectors: vectorSearch{x: &e.vectors, st: e.st}, Owners: e.lex, Floors: *e.opts.Floors},
 	}
-	reading := stripQuestion(rest)
-	p.trigram = substringTerms(reading)
-	p.words = query.LexicalTerms(reading, lexicon.MaxAsked)
-	p.pairs = background.BigramKinds(reading)
-	p.occurrences = query.Occurrences(reading)
-	p.entityText = reading
-	p.semanticText = rest
-	return p
-}
-
-// stripQuestion is text without its question words and filler, or as it is when nothing
-// but those is left (rewrite.Strip).
-func stripQuestion(text string) string {
-	if stripped := rewrite.Strip(text); stripped != "" {
-		return stripped
-	}
-	return text
-}
-
-// substringTerms are what the trigram fallback looks for: the query's Latin words of 4 or more
-// characters (shorter ones are inside too many unrelated words to say anything). CJK is
-// found through the word index or not at all (query.SubstringText).
-func substringTerms(q string) []string {
-	var out []string
-	for _, t := range query.Parse(q).Trigram {
-		if utf8.RuneCountInString(t) >= minSubstring && !query.IsCJKTerm(t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// minSubstring is the shortest Latin substring the fallback looks for.
-const minSubstring = 4
-
-// empty reports a query with nothing left to match (only time words, or only punctuation).
-func (p queryPlan) empty() bool {
-	return len(p.trigram) == 0 && len(p.words) == 0 && len(p.entities) == 0
-}
-
-// gathered is what the legs found in one source: the ranking stage's input.
-type gathered struct {
-	source  rank.Source
-	anchors []string // the query's anchors in this source
-}
-
-// gather runs the legs over one source and keeps every candidate with its raw evidence; the
-// ranking stage comes after, so its relaxed retry needs no second search. wordLimit is how
-// many candidates the word index returns: more when a filter will narrow the answer.
-func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope, wordLimit int) (*gathered, error) {
-	g := &gathered{source: rank.Source{Kind: kind, Candidates: map[rank.Key]rank.Candidate{}}}
-	terms := make([]lexicon.Term, len(plan.words))
-	for i, t := range plan.words {
-		terms[i] = lexicon.Term{Text: t.Text, Weight: repeatWeight(plan.occurrences[t.Text])}
-	}
-	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: terms, Limit: wordLimit})
-	if err != nil {
-		return nil, err
-	}
-	g.source.N = words.N
-	for bit, i := range words.Terms {
-		t := plan.words[i]
-		g.source.LexicalTerms = append(g.source.LexicalTerms, rank.Term{Text: t.Text, Surface: t.Surface, Kind: t.Kind, Run: t.Run, Pos: t.Pos,
-			Pair: plan.pairs[t.Text]})
-		g.source.DF = append(g.source.DF, words.DF[bit])
-	}
-	list := rank.LexicalList{Index: rank.Words, Scores: make([]rank.Score, 0, len(words.Matches))}
-	for _, m := range words.Matches {
-		key := rank.Key{Kind: kind, ID: m.ID}
-		g.source.Candidates[key] = rank.Candidate{CreatedAt: m.CreatedAt, TextLen: m.TextLen, Terms: m.Matched}
-		list.Scores = append(list.Scores, rank.Score{Key: key, Raw: m.Score})
-	}
-	// The trigram index answers what words cannot: a query whose words no text holds, such as
-	// part of an identifier (sqlite of go-sqlite3) or of a word. Where words do match, a
-	// trigram inside a longer word is no evidence for them (control is not controller), and
-	// scored beside the words it cost or did not help on every dev set (doc/retrieval.md).
-	if len(plan.trigram) > 0 && len(words.Matches) == 0 {
-		sub, err := e.substrings(ctx, g, kind, plan.trigram, sc)
+	sources := make([]*rank.Source, 0, len(kinds))
+	for _, kind := range kinds {
+		sc.Kind = kind
+		src, err := leg.Gather(ctx, plan, sc, legs...)
 		if err != nil {
 			return nil, err
 		}
-		g.source.Lexical = append(g.source.Lexical, sub)
+		sources = append(sources, src)
 	}
-	g.source.Lexical = append(g.source.Lexical, list)
-	if g.source.N == 0 {
-		if g.source.N, err = e.lex.Stats(ctx, kind, sc.Space); err != nil {
-			return nil, err
-		}
-	}
-	if g.source.Entity, g.source.EntityDF, err = e.entityLeg(ctx, g, kind, sc.Space, plan.entities); err != nil {
-		return nil, err
-	}
-	g.source.Semantic, g.source.SemanticNoise, g.source.SemanticStats, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticCal)
-	if err != nil {
-		return nil, err
-	}
-	var missing []int64
-	for key := range g.source.Semantic {
-		if _, ok := g.source.Candidates[key]; !ok {
-			missing = append(missing, key.ID)
-		}
-	}
-	for id, o := range e.lex.Describe(kind, missing) {
-		g.source.Candidates[rank.Key{Kind: kind, ID: id}] = rank.Candidate{CreatedAt: o.CreatedAt, TextLen: o.TextLen}
-	}
-	return g, nil
+	return sources, nil
 }
 
-// repeatWeight is the bm25 weight of a term the query says n times: 1 + ln n. In a pasted
-// conversation the topic comes back turn after turn and small talk does not; bleve's match
-// query counts each occurrence in full, and the logarithm keeps one word said five times from
-// drowning the rest (MADial zh nDCG@10 0.508 -> 0.519 with it, 0.509 counted in full;
-// LongMemEval-S, whose questions rarely repeat a word, unchanged: doc/retrieval.md).
-func repeatWeight(n int) float64 {
-	if n <= 1 {
-		return 1
-	}
-	return 1 + math.Log(float64(n))
-}
-
-// keep makes a store row a candidate of g (once) and returns its key.
-func (e *Engine) keep(g *gathered, c store.Candidate) rank.Key {
-	key := rank.Key{Kind: c.Kind, ID: c.ID}
-	if _, ok := g.source.Candidates[key]; !ok {
-		g.source.Candidates[key] = rank.Candidate{CreatedAt: c.CreatedAt, TextLen: len(c.Text)}
-	}
-	return key
-}
-
-// substrings is the trigram fallback: the texts holding any of terms as a substring, scored
-// by how many distinct terms each holds and, among equals, by being shorter (the closer
-// match). The index keeps no positions, so each candidate's text is checked here. Each term's
-// holders among what was read are its document frequency for the evidence (a floor: the
-// fallback reads a bounded number).
-func (e *Engine) substrings(ctx context.Context, g *gathered, kind string, terms []string, sc store.SearchScope) (rank.LexicalList, error) {
-	list := rank.LexicalList{Index: rank.Trigram}
-	if len(terms) > 64 {
-		terms = terms[:64]
-	}
-	expr := query.TrigramExpr(terms)
-	if expr == "" {
-		return list, nil
-	}
-	cands, err := e.st.TrigramCandidates(ctx, kind, expr, sc)
-	if err != nil {
-		return list, err
-	}
-	// The trigram index holds no common words (query.SubstringText): a word starting with
-	// a term is found through the word index's terms that start with it, whether the term is
-	// a common word ("shed": shedding) or a word being typed ("backgr": background).
-	if prefix := query.PrefixExpr(terms); prefix != "" {
-		more, err := e.st.WordCandidates(ctx, kind, prefix, sc)
-		if err != nil {
-			return list, err
-		}
-		seen := make(map[int64]bool, len(cands))
-		for _, c := range cands {
-			seen[c.ID] = true
-		}
-		for _, c := range more {
-			if !seen[c.ID] {
-				cands = append(cands, c)
-			}
-		}
-	}
-	g.source.Substrings = terms
-	g.source.SubstringDF = make([]int, len(terms))
-	// A word of general English stands for itself: "shed" inside "established" is no
-	// evidence for "garden shed", though "shed" starting "shedding" is. Parts of identifiers
-	// and words being typed ("sqlite", "postg") match anywhere, as the fallback is for them.
-	word := make([]bool, len(terms))
-	for i, t := range terms {
-		// Shorter terms already match only as whole words (query.Matched).
-		word[i] = utf8.RuneCountInString(t) >= 3 && background.CommonWord(t)
-	}
-	for _, c := range cands {
-		var mask uint64
-		n := 0
-		for i, t := range terms {
-			if word[i] && query.AtWordStart(c.Text, t) || !word[i] && len(query.Matched(c.Text, []string{t})) > 0 {
-				mask |= 1 << i
-				g.source.SubstringDF[i]++
-				n++
-			}
-		}
-		if n == 0 {
-			continue // its trigrams are there, scattered; the substring is not
-		}
-		key := e.keep(g, c)
-		cand := g.source.Candidates[key]
-		cand.Substrings = mask
-		g.source.Candidates[key] = cand
-		list.Scores = append(list.Scores, rank.Score{Key: key, Raw: float64(n) + 1/float64(2+len([]rune(c.Text)))})
-	}
-	return list, nil
-}
+// entityLeg is the entity leg over the in-memory entity postings.
+func (e *Engine) entityLeg() leg.Entity { return leg.Entity{Index: e.lex} }
 
 // hits reads the rows of the ranked hits and makes them the hits the surfaces show.
 func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang) ([]Hit, error) {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -317,57 +316,6 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 		return nil, "", calibration{}, ""
 	}
 	return v, fp, cal, ""
-}
-
-// semanticLeg returns the candidates of kind in space the semantic leg gathers for the
-// query vector (rank applies the floors), the noise floor of the space for a supporting leg
-// (the larger of the model's and the space's own), and the query's cosine statistics over
-// the rest of the space for a leading one.
-func (e *Engine) semanticLeg(ctx context.Context, kind, space string, q []float32, fp string, cal calibration) (map[rank.Key]float64, float64, rank.CosineStats, error) {
-	if q == nil {
-		return nil, 0, rank.CosineStats{}, nil
-	}
-	idx, err := e.vectors.get(ctx, e.st, vectorIndexKey{kind: kind, space: space, fingerprint: fp})
-	if err != nil {
-		return nil, 0, rank.CosineStats{}, err
-	}
-	noise := max(cal.Noise, idx.noise)
-	model := cal.model()
-	out := map[rank.Key]float64{}
-	hits, all := idx.search(q, candidateLimit)
-	floor := rank.LoosestSemanticFloor(*e.opts.Floors, noise, model)
-	for _, s := range hits {
-		if s.cos >= floor && s.cos > 0 {
-			out[rank.Key{Kind: kind, ID: s.id}] = s.cos
-		}
-	}
-	var stats rank.CosineStats
-	if model.Leading {
-		stats = withoutBest(rank.CosineStats{N: all.N, Mean: all.Mean, SD: all.SD}, hits, statsExcluded(all.N))
-	}
-	return out, noise, stats, nil
-}
-
-// statsExcluded is how many of a space's best candidates are left out of the query's
-// statistics: the texts about the query would raise the chance level they are held to.
-func statsExcluded(n int) int { return min(candidateLimit, max(10, n/100)) }
-
-// withoutBest removes the best `exclude` of hits (best first) from the statistics of a
-// query's cosines with the whole space.
-func withoutBest(all rank.CosineStats, hits []vectorHit, exclude int) rank.CosineStats {
-	n := float64(all.N)
-	sum := all.Mean * n
-	sumSq := (all.SD*all.SD + all.Mean*all.Mean) * n
-	for _, h := range hits[:min(exclude, len(hits))] {
-		sum -= h.cos
-		sumSq -= h.cos * h.cos
-		n--
-	}
-	if n < 2 {
-		return rank.CosineStats{}
-	}
-	mean := sum / n
-	return rank.CosineStats{N: int(n), Mean: mean, SD: math.Sqrt(max(sumSq/n-mean*mean, 0))}
 }
 
 // VectorsDiagnosis is the vectors-diagnose report.

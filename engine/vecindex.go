@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/memdesk/memdesk/engine/leg"
+	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -605,4 +607,24 @@ func dotInt8Go(a []int8, b []int16) int32 {
 		s0 += int32(a[i]) * int32(b[i])
 	}
 	return s0 + s1 + s2 + s3
+}
+
+// vectorSearch is the vector index as the semantic leg searches it (leg.VectorIndex).
+type vectorSearch struct {
+	x  *vectorIndex
+	st *store.Store
+}
+
+// Nearest searches the current snapshot of one space (vectorIndex.get).
+func (v vectorSearch) Nearest(ctx context.Context, kind, space, fingerprint string, q []float32, limit int) (leg.Nearest, error) {
+	idx, err := v.x.get(ctx, v.st, vectorIndexKey{kind: kind, space: space, fingerprint: fingerprint})
+	if err != nil {
+		return leg.Nearest{}, err
+	}
+	hits, all := idx.search(q, limit)
+	near := leg.Nearest{Hits: make([]leg.VectorHit, len(hits)), All: rank.CosineStats{N: all.N, Mean: all.Mean, SD: all.SD}, Noise: idx.noise}
+	for i, h := range hits {
+		near.Hits[i] = leg.VectorHit{ID: h.id, Cos: h.cos}
+	}
+	return near, nil
 }

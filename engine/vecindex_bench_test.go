@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdesk/memdesk/engine/leg"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -110,15 +111,16 @@ func BenchmarkVectorDelta(b *testing.B) {
 }
 
 // BenchmarkRecallDuringCatchUp measures the semantic search of a recall (index lookup and
-// search, as semanticLeg does) over a real store of catchUpSize vectors, while nothing is
-// written and while a catch-up writes 32 vectors at a time in another goroutine, and
+// search, as the semantic leg does through vectorSearch) over a real store of catchUpSize
+// vectors, while nothing is written and while a catch-up writes 32 vectors at a time in
+// another goroutine, and
 // reports the 50th and 99th percentile latencies of each. The first round's catch-up adds
 // new vectors; later rounds write the same owners' vectors again (replacing rows).
 func BenchmarkRecallDuringCatchUp(b *testing.B) {
 	ctx := context.Background()
 	const dims, batch = 1024, 32
 	n := *catchUpSize
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "m.db"), store.Options{Words: indexWords})
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "m.db"), store.Options{Words: leg.IndexWords})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdesk/memdesk/engine/leg"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -243,7 +244,7 @@ func TestSnapshotApply(t *testing.T) {
 // was pruned past it, searching its old snapshot meanwhile.
 func TestVectorIndexFollowsStore(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"), store.Options{Words: indexWords})
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"), store.Options{Words: leg.IndexWords})
 	if err != nil {
 		t.Fatal(err)
 	}

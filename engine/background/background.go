@@ -79,9 +79,9 @@ const commonWordCount = 20
 
 // CommonWord reports whether word, a single Latin word as typed, is a word of general
 // English (its stem seen commonWordCount times or more): a person who types it means the
-// word, not a part of a longer one. The trigram index is written with it (the engine's
-// indexSubstrings): a change to the table or to commonWordCount must bump the engine's
-// substringsVersion, so that index is rebuilt.
+// word, not a part of a longer one. The trigram index is written with it
+// (leg.IndexSubstrings): a change to the table or to commonWordCount must bump
+// leg.SubstringsVersion, so that index is rebuilt.
 func CommonWord(word string) bool {
 	var stem string
 	for t := range analysis.Terms(word) {

@@ -1,9 +1,9 @@
-// Package rank is memdesk's one ranking stage. The legs (lexical, entity, semantic) gather
-// candidates and their raw evidence from the store; this package decides everything after
-// that, in one pass and in one place: which candidates clear which floor, how each leg's
-// score is scaled, how the legs are fused, the order and its tie-breaks, the relaxed retry
-// and the time window's fallback. It records each decision on the hit as it makes it, so an
-// explanation is read off those records, never reconstructed.
+// Package rank is memdesk's one ranking stage. The legs (lexical, entity, semantic: package
+// leg) gather candidates and their raw evidence from the store; this package decides
+// everything after that, in one pass and in one place: which candidates clear which floor,
+// how each leg's score is scaled, how the legs are fused, the order and its tie-breaks, the
+// relaxed retry and the time window's fallback. It records each decision on the hit as it
+// makes it, so an explanation is read off those records, never reconstructed.
 //
 // It is pure: no SQL, no I/O, no clock. Everything it needs arrives in Query, the Sources and
 // Config, which makes every ranking rule a table test away (rank_test.go), and a reranker, if
