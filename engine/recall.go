@@ -399,7 +399,7 @@ type gathered struct {
 // ranking stage comes after, so its relaxed retry needs no second search. wordLimit is how
 // many candidates the word index returns: more when a filter will narrow the answer.
 func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope, wordLimit int) (*gathered, error) {
-	g := &gathered{source: rank.Source{Kind: kind, Candidates: map[rank.Key]rank.Candidate{}}}
+	g := &gathered{source: rank.Source{Kind: kind}}
 	terms := make([]lexicon.Term, len(plan.words))
 	for i, t := range plan.words {
 		terms[i] = lexicon.Term{Text: t.Text, Weight: repeatWeight(plan.occurrences[t.Text])}
@@ -408,6 +408,13 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	if err != nil {
 		return nil, err
 	}
+	// Room for what the word and entity legs can bring, so a common query's map is made
+	// once rather than grown through every size on the way.
+	size := len(words.Matches)
+	if len(plan.entities) > 0 {
+		size += entityCandidateLimit
+	}
+	g.source.Candidates = make(map[rank.Key]rank.Candidate, size)
 	g.source.N = words.N
 	for bit, i := range words.Terms {
 		t := plan.words[i]

@@ -189,10 +189,13 @@ type kindIndex struct {
 	// entities holds, per entity name id, the live owners carrying it (ascending): every
 	// entity, not a cache; they are few per owner.
 	entities map[uint32][]uint32
-	// scores, matched and touched are the scratch space of one search (under the lock).
+	// scores, matched, touched, picked and atCut are the scratch space of one search (under
+	// the lock).
 	scores  []float64
 	matched []uint64
 	touched []uint32
+	picked  []scored
+	atCut   []uint32
 }
 
 func newKindIndex(kind string) *kindIndex {
@@ -622,14 +625,22 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 			k.scores[id] += t.Weight * idf * tf * (k1 + 1) / (tf + norm)
 		}
 	}
+	// A common term touches tens of thousands of owners: only the best Limit become
+	// Matches, chosen in the search's scratch space, so a query allocates for what it
+	// returns and not for everything it scored.
+	k.picked = k.picked[:0]
 	for _, id := range k.touched {
 		if s := k.scores[id]; s > 0 {
-			res.Matches = append(res.Matches, Match{ID: int64(id), Score: s, Matched: k.matched[id],
-				CreatedAt: time.UnixMilli(k.created[id]), TextLen: int(k.textLen[id])})
+			k.picked = append(k.picked, scored{id: id, score: s, matched: k.matched[id]})
 		}
 		k.scores[id], k.matched[id] = 0, 0
 	}
-	res.Matches = best(res.Matches, req.Limit)
+	top := best(k.picked, req.Limit)
+	res.Matches = make([]Match, len(top))
+	for i, m := range top {
+		res.Matches[i] = Match{ID: int64(m.id), Score: m.score, Matched: m.matched,
+			CreatedAt: time.UnixMilli(k.created[m.id]), TextLen: int(k.textLen[m.id])}
+	}
 	return res, nil
 }
 
@@ -654,24 +665,33 @@ func (x *Index) Stats(ctx context.Context, kind, space string) (int, error) {
 	return k.stats[id].n, nil
 }
 
-// better orders matches best first: higher score, then lower id.
-func better(a, b Match) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.ID < b.ID
+// scored is one owner a search scored, before it becomes a Match: small, so choosing the
+// best among a common term's owners moves little memory.
+type scored struct {
+	score   float64
+	matched uint64
+	id      uint32
 }
 
-// best returns the limit best of ms (all when limit <= 0), best first. It selects with a
-// bounded heap, so a common term's thousands of matches are not all sorted.
-func best(ms []Match, limit int) []Match {
+// better orders matches best first: higher score, then lower id.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+// best returns the limit best of ms (all when limit <= 0), best first, in ms's own
+// memory. It selects with a bounded heap, so a common term's thousands of matches are not
+// all sorted.
+func best(ms []scored, limit int) []scored {
 	if limit <= 0 || len(ms) <= limit {
-		slices.SortFunc(ms, func(a, b Match) int { return cmpMatch(a, b) })
+		slices.SortFunc(ms, cmpScored)
 		return ms
 	}
-	// h is a min-heap (worst on top) of the best limit seen so far.
-	h := ms[:0:0]
-	h = append(h, ms[:limit]...)
+	// h is a min-heap (worst on top) of the best limit seen so far, kept at the front of ms:
+	// every later element is read before its slot could be written.
+	h := ms[:limit]
 	worse := func(i, j int) bool { return better(h[j], h[i]) }
 	down := func(i int) {
 		for {
@@ -698,11 +718,11 @@ func best(ms []Match, limit int) []Match {
 			down(0)
 		}
 	}
-	slices.SortFunc(h, cmpMatch)
+	slices.SortFunc(h, cmpScored)
 	return h
 }
 
-func cmpMatch(a, b Match) int {
+func cmpScored(a, b scored) int {
 	switch {
 	case better(a, b):
 		return -1
@@ -806,7 +826,7 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 			above += perCount[c]
 		}
 	}
-	var atCut []uint32
+	atCut := k.atCut[:0]
 	for _, o := range k.touched {
 		c := bits.OnesCount64(k.matched[o])
 		switch {
@@ -822,6 +842,7 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
 		}
 	}
+	k.atCut = atCut
 	for _, o := range k.touched {
 		k.matched[o] = 0
 	}

@@ -185,13 +185,20 @@ func TestSearchReloadsAfterManyChanges(t *testing.T) {
 }
 
 func TestBestKeepsTheLimitBestInOrder(t *testing.T) {
-	var ms []Match
+	var ms []scored
 	for i := range 1000 {
-		ms = append(ms, Match{ID: int64(i), Score: float64((i * 7919) % 101)})
+		ms = append(ms, scored{id: uint32(i), score: float64((i * 7919) % 101)})
 	}
-	got := best(append([]Match(nil), ms...), 10)
-	want := best(append([]Match(nil), ms...), 0)[:10]
-	if diff := cmp.Diff(ids(want), ids(got)); diff != "" {
+	got := best(append([]scored(nil), ms...), 10)
+	want := best(append([]scored(nil), ms...), 0)[:10]
+	scoredIDs := func(ms []scored) []uint32 {
+		out := make([]uint32, len(ms))
+		for i, m := range ms {
+			out[i] = m.id
+		}
+		return out
+	}
+	if diff := cmp.Diff(scoredIDs(want), scoredIDs(got)); diff != "" {
 		t.Errorf("best 10 (-sorted all +heap):\n%s", diff)
 	}
 }

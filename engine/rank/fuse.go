@@ -50,8 +50,12 @@ type fusedLeg struct {
 // fuse adds each leg's (normalized) scores times the leg's weight. The fused number is only
 // comparable within one query: never threshold on it. The order is left to order.
 func fuse(legs []fusedLeg) []fused {
-	total := map[Key]float64{}
-	corroborated := map[Key]bool{}
+	n := 0
+	for _, leg := range legs {
+		n = max(n, len(leg.scores))
+	}
+	total := make(map[Key]float64, n)
+	corroborated := make(map[Key]bool, n)
 	add := func(leg fusedLeg, key Key, v float64) {
 		if leg.supporting && corroborated[key] {
 			return

@@ -329,8 +329,9 @@ func completeWords(terms []Term) []string {
 // fallback) count only under the loose profile: a part of a word is weaker evidence than the
 // word.
 func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
+	n := len(src.Candidates)
 	se := &sourceEvidence{model: newEvidenceModel(src), chance: chanceLevel(src.N),
-		lexical: mixLexical(src.Lexical, cfg.Mix), of: map[Key]float64{}, used: map[Key][]int{}}
+		lexical: mixLexical(src.Lexical, cfg.Mix), of: make(map[Key]float64, n), used: make(map[Key][]int, n)}
 	subIDF := make([]float64, len(src.Substrings))
 	for i := range src.Substrings {
 		if i < len(src.SubstringDF) {
@@ -339,11 +340,24 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 	}
 	var cjk map[Key]float64 // each candidate's Chinese evidence, when the query has any
 	var best float64
+	// A candidate's word evidence depends on which terms it holds and nothing else, and the
+	// hundreds of candidates of a query hold a few sets of terms between them: each set is
+	// weighed once (the terms used are read, never changed, so candidates may share them).
+	type parts struct {
+		total, chinese float64
+		used           []int
+	}
+	byTerms := map[uint64]parts{}
 	for key, c := range src.Candidates {
-		e, chinese, used := se.model.lexicalParts(c.Terms)
+		p, ok := byTerms[c.Terms]
+		if !ok {
+			p.total, p.chinese, p.used = se.model.lexicalParts(c.Terms)
+			byTerms[c.Terms] = p
+		}
+		e, chinese, used := p.total, p.chinese, p.used
 		if chinese > 0 {
 			if cjk == nil {
-				cjk = map[Key]float64{}
+				cjk = make(map[Key]float64, n)
 			}
 			cjk[key] = chinese
 		}
@@ -408,7 +422,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		covered := !cov.measurable() || floors.MinCoverage <= 0
 		bar := floors.coverageBar(src.N)
 		report.CoverageBar = max(report.CoverageBar, bar)
-		se.covers = map[Key]float64{}
+		se.covers = make(map[Key]float64, len(se.of))
 		whole := false
 		for key, e := range se.of {
 			c := src.Candidates[key]
@@ -489,7 +503,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			return se.complete(c) || e > 0 && (e >= hitBar || floors.MinCoverage > 0 && se.covers[key] >= floors.MinCoverage)
 		}
 		var lexical, entities, semantic []Score
-		kept := map[Key]bool{}
+		kept := make(map[Key]bool, len(se.lexical)+len(src.Entity))
 		drop := func(key Key, floor string) {
 			if q.ListDropped > 0 {
 				dropped = append(dropped, Dropped{Key: key, Lexical: se.lexical[key], Evidence: se.of[key],
@@ -564,7 +578,9 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			// (semantic.go).
 			semanticLeg,
 		}
-		for _, f := range fuse(legs) {
+		fusedHits := fuse(legs)
+		all = slices.Grow(all, len(fusedHits))
+		for _, f := range fusedHits {
 			h := Hit{Key: f.key, Score: f.score, SemanticOnly: f.uncorroborated,
 				textLen: src.Candidates[f.key].TextLen, Chance: se.chance}
 			if kept[f.key] {
