@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/engine/lexicon"
 	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/internal/residency"
 	"github.com/memdesk/memdesk/store"
@@ -85,17 +86,22 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
 }
 
-// entityLeg finds candidates through the query's anchors, from the in-memory entity postings,
-// and adds the candidates the lexical leg did not find to g.
-func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string, queryEntities []string) (map[rank.Key]rank.EntityEvidence, map[string]int, error) {
+// entitySearch finds the owners of kind carrying the query's anchors, from the in-memory
+// entity postings.
+func (e *Engine) entitySearch(ctx context.Context, kind, space string, queryEntities []string) (lexicon.EntityResult, error) {
 	if len(queryEntities) == 0 {
-		return nil, nil, nil
+		return lexicon.EntityResult{}, nil
 	}
-	found, err := e.lex.EntitySearch(ctx, kind, space, queryEntities, func(df map[string]int, n int) []string {
+	return e.lex.EntitySearch(ctx, kind, space, queryEntities, func(df map[string]int, n int) []string {
 		return rank.Anchors(queryEntities, df, n)
 	}, entityCandidateLimit)
-	if err != nil {
-		return nil, nil, err
+}
+
+// entityLeg scores what entitySearch found and adds the candidates the lexical leg did not
+// find to g.
+func entityLeg(g *gathered, kind string, queryEntities []string, found lexicon.EntityResult) (map[rank.Key]rank.EntityEvidence, map[string]int) {
+	if len(queryEntities) == 0 {
+		return nil, nil
 	}
 	out := make(map[rank.Key]rank.EntityEvidence, len(found.Matches))
 	w := len(queryEntities)
@@ -108,7 +114,7 @@ func (e *Engine) entityLeg(ctx context.Context, g *gathered, kind, space string,
 			}
 		}
 	}
-	return out, found.DF, nil
+	return out, found.DF
 }
 
 // queryEntities are the entity names the store holds that the query spells (entity.Spans,

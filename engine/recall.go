@@ -408,13 +408,13 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	if err != nil {
 		return nil, err
 	}
-	// Room for what the word and entity legs can bring, so a common query's map is made
-	// once rather than grown through every size on the way.
-	size := len(words.Matches)
-	if len(plan.entities) > 0 {
-		size += entityCandidateLimit
+	ents, err := e.entitySearch(ctx, kind, sc.Space, plan.entities)
+	if err != nil {
+		return nil, err
 	}
-	g.source.Candidates = make(map[rank.Key]rank.Candidate, size)
+	// Room for what the word and entity legs found, so a common query's map is made once
+	// rather than grown through every size on the way.
+	g.source.Candidates = make(map[rank.Key]rank.Candidate, len(words.Matches)+len(ents.Matches))
 	g.source.N = words.N
 	for bit, i := range words.Terms {
 		t := plan.words[i]
@@ -445,9 +445,7 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 			return nil, err
 		}
 	}
-	if g.source.Entity, g.source.EntityDF, err = e.entityLeg(ctx, g, kind, sc.Space, plan.entities); err != nil {
-		return nil, err
-	}
+	g.source.Entity, g.source.EntityDF = entityLeg(g, kind, plan.entities, ents)
 	g.source.Semantic, g.source.SemanticNoise, g.source.SemanticStats, err = e.semanticLeg(ctx, kind, sc.Space, plan.semanticVec, plan.semanticFP, plan.semanticCal)
 	if err != nil {
 		return nil, err

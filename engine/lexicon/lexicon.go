@@ -69,8 +69,13 @@ type Index struct {
 	seq    int64 // the last change applied
 	kinds  map[string]*kindIndex
 	clock  uint64 // counts uses, for least-recently-used eviction
-	// names caches entity name ids: an id, once given, never changes.
-	names map[string]uint32
+	// names caches entity name ids: an id, once given, never changes. unnamed holds the
+	// names the store had no id for as of change unnamedSeq: until the index applies
+	// another change no owner it knows can carry them, so asking again would change nothing
+	// (a query's pieces that are no entity are asked on every recall otherwise).
+	names      map[string]uint32
+	unnamed    map[string]bool
+	unnamedSeq int64
 }
 
 // New returns an index over rd. It reads nothing until the first Search.
@@ -142,7 +147,7 @@ func (x *Index) warmList(ctx context.Context, kind, term string) (int, error) {
 func (x *Index) Forget() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.loaded, x.kinds = false, nil
+	x.loaded, x.kinds, x.unnamed = false, nil, nil
 }
 
 // dead marks an id with no live owner in kindIndex.space.
@@ -189,13 +194,14 @@ type kindIndex struct {
 	// entities holds, per entity name id, the live owners carrying it (ascending): every
 	// entity, not a cache; they are few per owner.
 	entities map[uint32][]uint32
-	// scores, matched, touched, picked and atCut are the scratch space of one search (under
-	// the lock).
+	// scores, matched, touched, picked, atCut and chosen are the scratch space of one search
+	// (under the lock).
 	scores  []float64
 	matched []uint64
 	touched []uint32
 	picked  []scored
 	atCut   []uint32
+	chosen  []uint32
 }
 
 func newKindIndex(kind string) *kindIndex {
@@ -826,23 +832,40 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 			above += perCount[c]
 		}
 	}
-	atCut := k.atCut[:0]
+	atCut, chosen := k.atCut[:0], k.chosen[:0]
+	shared := 0 // anchors held, summed over the chosen owners
 	for _, o := range k.touched {
 		c := bits.OnesCount64(k.matched[o])
 		switch {
 		case c > cut:
-			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
+			chosen = append(chosen, o)
+			shared += c
 		case c == cut && cut > 0:
 			atCut = append(atCut, o)
 		}
 	}
 	if cut > 0 {
 		slices.Sort(atCut)
-		for _, o := range atCut[:limit-above] {
-			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
-		}
+		chosen = append(chosen, atCut[:limit-above]...)
+		shared += cut * (limit - above)
 	}
-	k.atCut = atCut
+	// One array holds every match's shared anchors: hundreds of owners of a common entity
+	// would otherwise make as many small slices.
+	held := make([]string, 0, shared)
+	if len(chosen) > 0 {
+		res.Matches = make([]EntityMatch, 0, len(chosen))
+	}
+	for _, o := range chosen {
+		from := len(held)
+		for i, a := range res.Anchors {
+			if k.matched[o]&(1<<i) != 0 {
+				held = append(held, a)
+			}
+		}
+		res.Matches = append(res.Matches, EntityMatch{ID: int64(o), Shared: held[from:len(held):len(held)],
+			Total: len(k.ents[o]), CreatedAt: time.UnixMilli(k.created[o]), TextLen: int(k.textLen[o])})
+	}
+	k.atCut, k.chosen = atCut, chosen
 	for _, o := range k.touched {
 		k.matched[o] = 0
 	}
@@ -853,16 +876,6 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 		return int(a.ID - b.ID)
 	})
 	return res, nil
-}
-
-func (k *kindIndex) entityMatch(o uint32, anchors []string) EntityMatch {
-	m := EntityMatch{ID: int64(o), Total: len(k.ents[o]), CreatedAt: time.UnixMilli(k.created[o]), TextLen: int(k.textLen[o])}
-	for i, a := range anchors {
-		if k.matched[o]&(1<<i) != 0 {
-			m.Shared = append(m.Shared, a)
-		}
-	}
-	return m
 }
 
 // KnownNames returns which of names are entity names some live owner, of any kind, carries:
@@ -918,12 +931,15 @@ func (x *Index) nameIDs(ctx context.Context, names []string) (map[string]uint32,
 	if x.names == nil {
 		x.names = map[string]uint32{}
 	}
+	if x.unnamed == nil || x.unnamedSeq != x.seq || len(x.unnamed) > maxUnnamed {
+		x.unnamed, x.unnamedSeq = map[string]bool{}, x.seq
+	}
 	out := make(map[string]uint32, len(names))
 	var ask []string
 	for _, n := range names {
 		if id, ok := x.names[n]; ok {
 			out[n] = id
-		} else {
+		} else if !x.unnamed[n] {
 			ask = append(ask, n)
 		}
 	}
@@ -939,8 +955,16 @@ func (x *Index) nameIDs(ctx context.Context, names []string) (map[string]uint32,
 			x.names[n], out[n] = uint32(id), uint32(id)
 		}
 	}
+	for _, n := range ask {
+		if _, ok := out[n]; !ok {
+			x.unnamed[n] = true
+		}
+	}
 	return out, nil
 }
+
+// maxUnnamed bounds the names remembered as unknown between two changes.
+const maxUnnamed = 10000
 
 // rarest returns, in request order, the indices of the at most n terms with the smallest
 // non-zero document frequency (ties: the earlier term).

@@ -382,3 +382,30 @@ func TestWarmCommonCachesTheCommonestLists(t *testing.T) {
 		t.Errorf("osprey's list read %d times, want once, by its search", rd.reads[analysis.Stem("osprey")])
 	}
 }
+
+// TestKnownNamesSeesANewName: a name the store did not know is remembered as unknown only
+// until the next change, so one that another process then writes is known at once.
+func TestKnownNamesSeesANewName(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	addWithEntities(t, mine, "default", "老王喜欢简约风格", "老王", "风格")
+	x := New(mine)
+	for range 2 { // the second time from memory
+		known, err := x.KnownNames(ctx, []string{"老王", "老李"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Equal(known, map[string]bool{"老王": true}) {
+			t.Fatalf("known %v; want only 老王", known)
+		}
+	}
+	addWithEntities(t, other, "default", "老李喜欢复古风格", "老李", "风格")
+	known, err := x.KnownNames(ctx, []string{"老王", "老李"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(known, map[string]bool{"老王": true, "老李": true}) {
+		t.Errorf("after another process wrote 老李: known %v; want 老王 and 老李", known)
+	}
+}
