@@ -289,7 +289,9 @@ type sourceEvidence struct {
 	chance  float64
 	lexical map[Key]float64 // mixed lexical raw score
 	of      map[Key]float64 // each candidate's evidence
-	used    map[Key][]int   // the lexical terms it counted
+	// byTerms is the word evidence of each set of terms some candidate holds
+	// (Candidate.Terms): what a candidate's words are worth depends on nothing else.
+	byTerms map[uint64]termParts
 	covers  map[Key]float64 // the share of its best clause it holds (inside the window)
 	best    float64
 	// complete says whether a candidate holds every term of the query.
@@ -331,36 +333,21 @@ func completeWords(terms []Term) []string {
 func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 	n := len(src.Candidates)
 	se := &sourceEvidence{model: newEvidenceModel(src), chance: chanceLevel(src.N),
-		lexical: mixLexical(src.Lexical, cfg.Mix), of: make(map[Key]float64, n), used: make(map[Key][]int, n)}
+		lexical: mixLexical(src.Lexical, cfg.Mix), of: make(map[Key]float64, n), byTerms: map[uint64]termParts{}}
 	subIDF := make([]float64, len(src.Substrings))
 	for i := range src.Substrings {
 		if i < len(src.SubstringDF) {
 			subIDF[i] = idf(src.N, src.SubstringDF[i])
 		}
 	}
-	var cjk map[Key]float64 // each candidate's Chinese evidence, when the query has any
+	chinese := false // some candidate holds Chinese evidence
 	var best float64
-	// A candidate's word evidence depends on which terms it holds and nothing else, and the
-	// hundreds of candidates of a query hold a few sets of terms between them: each set is
-	// weighed once (the terms used are read, never changed, so candidates may share them).
-	type parts struct {
-		total, chinese float64
-		used           []int
-	}
-	byTerms := map[uint64]parts{}
+	// The hundreds of candidates of a query hold a few sets of terms between them: each set
+	// is weighed once (the terms used are read, never changed, so candidates share them).
 	for key, c := range src.Candidates {
-		p, ok := byTerms[c.Terms]
-		if !ok {
-			p.total, p.chinese, p.used = se.model.lexicalParts(c.Terms)
-			byTerms[c.Terms] = p
-		}
-		e, chinese, used := p.total, p.chinese, p.used
-		if chinese > 0 {
-			if cjk == nil {
-				cjk = make(map[Key]float64, n)
-			}
-			cjk[key] = chinese
-		}
+		p := se.parts(c)
+		e := p.total
+		chinese = chinese || p.chinese > 0
 		best = max(best, e)
 		if ev, ok := src.Entity[key]; ok {
 			e = max(e, se.model.entity(ev.Anchors))
@@ -374,7 +361,7 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 			}
 			e = max(e, sub)
 		}
-		se.of[key], se.used[key] = e, used
+		se.of[key] = e
 	}
 	// Chinese is indexed as overlapping bigrams, so bm25 counts a four-character word three
 	// times and scores a text that repeats one common pair above one holding two of the
@@ -382,12 +369,33 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 	// character): added to the lexical leg, as a share of the best candidate's, it is the
 	// count of the question's words a text holds that a word index would have
 	// (doc/retrieval.md). Latin words are scored as words already and get nothing.
-	if best > 0 && len(cjk) > 0 {
+	if best > 0 && chinese {
 		for key, v := range se.lexical {
-			se.lexical[key] = (v + cjkEvidenceWeight*cjk[key]/best) / (1 + cjkEvidenceWeight)
+			se.lexical[key] = (v + cjkEvidenceWeight*se.chinese(src.Candidates[key])/best) / (1 + cjkEvidenceWeight)
 		}
 	}
 	return se
+}
+
+// termParts is what a set of terms is worth as evidence (evidenceModel.lexicalParts).
+type termParts struct {
+	total, chinese float64
+	used           []int
+}
+
+// parts is c's word evidence, weighed once per set of terms.
+func (se *sourceEvidence) parts(c Candidate) termParts {
+	p, ok := se.byTerms[c.Terms]
+	if !ok {
+		p.total, p.chinese, p.used = se.model.lexicalParts(c.Terms)
+		se.byTerms[c.Terms] = p
+	}
+	return p
+}
+
+// chinese is c's Chinese evidence (0 when it has none).
+func (se *sourceEvidence) chinese(c Candidate) float64 {
+	return max(se.parts(c).chinese, 0)
 }
 
 // cjkEvidenceWeight is what the Chinese evidence of the best candidate adds to the lexical
@@ -580,6 +588,9 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		}
 		fusedHits := fuse(legs)
 		all = slices.Grow(all, len(fusedHits))
+		// The words a hit matched follow from its set of terms: hits holding the same set
+		// share one list (read, never changed).
+		matchedOf := map[uint64][]string{}
 		for _, f := range fusedHits {
 			h := Hit{Key: f.key, Score: f.score, SemanticOnly: f.uncorroborated,
 				textLen: src.Candidates[f.key].TextLen, Chance: se.chance}
@@ -588,9 +599,16 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				if raw, ok := se.lexical[f.key]; ok {
 					h.Legs.FTS = raw
 				}
-				for _, t := range se.used[f.key] {
-					h.Matched = append(h.Matched, src.LexicalTerms[t].Surface)
+				terms := src.Candidates[f.key].Terms
+				matched, ok := matchedOf[terms]
+				if !ok {
+					for _, t := range se.parts(src.Candidates[f.key]).used {
+						matched = append(matched, src.LexicalTerms[t].Surface)
+					}
+					matched = slices.Clip(matched)
+					matchedOf[terms] = matched
 				}
+				h.Matched = matched
 				if len(h.Matched) == 0 && se.complete(src.Candidates[f.key]) {
 					h.Matched = completeWords(src.LexicalTerms)
 				}
