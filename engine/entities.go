@@ -88,11 +88,11 @@ func (e *Engine) extractEntities(text string) *store.Entities {
 
 // entitySearch finds the owners of kind carrying the query's anchors, from the in-memory
 // entity postings.
-func (e *Engine) entitySearch(ctx context.Context, kind, space string, queryEntities []string) (lexicon.EntityResult, error) {
+func entitySearch(ctx context.Context, lex lexicon.Fresh, kind, space string, queryEntities []string) (lexicon.EntityResult, error) {
 	if len(queryEntities) == 0 {
 		return lexicon.EntityResult{}, nil
 	}
-	return e.lex.EntitySearch(ctx, kind, space, queryEntities, func(df map[string]int, n int) []string {
+	return lex.EntitySearch(ctx, kind, space, queryEntities, func(df map[string]int, n int) []string {
 		return rank.Anchors(queryEntities, df, n)
 	}, entityCandidateLimit)
 }
@@ -121,7 +121,7 @@ func entityLeg(g *gathered, kind string, queryEntities []string, found lexicon.E
 // entity.Known). The extractor reads stored texts; a query is read by what they were found
 // to be about, which needs nothing loaded: every process finds a question's entities alike,
 // from its first recall.
-func (e *Engine) queryEntities(ctx context.Context, text string) ([]string, error) {
+func queryEntities(ctx context.Context, lex lexicon.Fresh, text string) ([]string, error) {
 	spans := entity.Spans(text)
 	if len(spans) == 0 {
 		return nil, nil
@@ -130,7 +130,7 @@ func (e *Engine) queryEntities(ctx context.Context, text string) ([]string, erro
 	for i, s := range spans {
 		names[i] = s.Name
 	}
-	known, err := e.lex.KnownNames(ctx, names)
+	known, err := lex.KnownNames(ctx, names)
 	if err != nil {
 		return nil, err
 	}

@@ -219,7 +219,11 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	}
 	now := e.opts.Now()
 	plan := planQuery(req.Query, now)
-	if plan.entities, err = e.queryEntities(ctx, plan.entityText); err != nil {
+	lex, err := e.lex.Fresh(ctx)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	if plan.entities, err = queryEntities(ctx, lex, plan.entityText); err != nil {
 		return RecallResult{}, err
 	}
 	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
@@ -238,7 +242,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		wordLimit = filteredCandidateLimit
 	}
 	for _, kind := range kinds {
-		g, err := e.gather(ctx, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit}, wordLimit)
+		g, err := e.gather(ctx, lex, kind, plan, store.SearchScope{Space: space, Limit: candidateLimit}, wordLimit)
 		if err != nil {
 			return RecallResult{}, err
 		}
@@ -397,18 +401,19 @@ type gathered struct {
 
 // gather runs the legs over one source and keeps every candidate with its raw evidence; the
 // ranking stage comes after, so its relaxed retry needs no second search. wordLimit is how
-// many candidates the word index returns: more when a filter will narrow the answer.
-func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc store.SearchScope, wordLimit int) (*gathered, error) {
+// many candidates the word index returns: more when a filter will narrow the answer. lex
+// is the in-memory index as of the recall's start.
+func (e *Engine) gather(ctx context.Context, lex lexicon.Fresh, kind string, plan queryPlan, sc store.SearchScope, wordLimit int) (*gathered, error) {
 	g := &gathered{source: rank.Source{Kind: kind}}
 	terms := make([]lexicon.Term, len(plan.words))
 	for i, t := range plan.words {
 		terms[i] = lexicon.Term{Text: t.Text, Weight: repeatWeight(plan.occurrences[t.Text])}
 	}
-	words, err := e.lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: terms, Limit: wordLimit})
+	words, err := lex.Search(ctx, lexicon.Request{Kind: kind, Space: sc.Space, Terms: terms, Limit: wordLimit})
 	if err != nil {
 		return nil, err
 	}
-	ents, err := e.entitySearch(ctx, kind, sc.Space, plan.entities)
+	ents, err := entitySearch(ctx, lex, kind, sc.Space, plan.entities)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +446,7 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 	}
 	g.source.Lexical = append(g.source.Lexical, list)
 	if g.source.N == 0 {
-		if g.source.N, err = e.lex.Stats(ctx, kind, sc.Space); err != nil {
+		if g.source.N, err = lex.Stats(ctx, kind, sc.Space); err != nil {
 			return nil, err
 		}
 	}
@@ -456,7 +461,7 @@ func (e *Engine) gather(ctx context.Context, kind string, plan queryPlan, sc sto
 			missing = append(missing, key.ID)
 		}
 	}
-	for id, o := range e.lex.Describe(kind, missing) {
+	for id, o := range lex.Describe(kind, missing) {
 		g.source.Candidates[rank.Key{Kind: kind, ID: id}] = rank.Candidate{CreatedAt: o.CreatedAt, TextLen: o.TextLen}
 	}
 	return g, nil

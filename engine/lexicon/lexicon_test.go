@@ -409,3 +409,35 @@ func TestKnownNamesSeesANewName(t *testing.T) {
 		t.Errorf("after another process wrote 老李: known %v; want 老王 and 老李", known)
 	}
 }
+
+// TestFreshLooksOnce: a Fresh view searches the index as of its refresh, so the searches of
+// one recall agree; the next view, or a plain Search, sees what was written since.
+func TestFreshLooksOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	first := add(t, mine, "default", "zebra crossing")
+	x := New(mine)
+	view, err := x.Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := add(t, other, "default", "zebra sighting")
+	search := func(name string, s func(context.Context, Request) (Result, error), want ...int64) {
+		t.Helper()
+		res, err := s(ctx, Request{Kind: store.KindFact, Terms: terms("zebra"), Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, ids(res.Matches), cmpopts.SortSlices(func(a, b int64) bool { return a < b })); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	search("the view made before the write", view.Search, first)
+	search("Index.Search", x.Search, first, second)
+	later, err := x.Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search("a view made after the write", later.Search, first, second)
+}
