@@ -9,6 +9,7 @@ import (
 	"github.com/memdesk/memdesk/engine/explain"
 	"github.com/memdesk/memdesk/engine/hygiene"
 	"github.com/memdesk/memdesk/engine/leg"
+	"github.com/memdesk/memdesk/engine/lexicon"
 	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
@@ -211,7 +212,13 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		return e.recallByMeaning(ctx, req, kinds, space, k)
 	}
 	plan := leg.PlanQuery(req.Query, e.opts.Now())
-	if plan.Entities, err = e.entityLeg().QueryEntities(ctx, plan.EntityText); err != nil {
+	// One look at the change log for the whole recall: every leg sees the store as it was
+	// then, and none asks again.
+	lex, err := e.lex.Fresh(ctx)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	if plan.Entities, err = (leg.Entity{Index: lex}).QueryEntities(ctx, plan.EntityText); err != nil {
 		return RecallResult{}, err
 	}
 	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
@@ -228,7 +235,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if req.filtered() {
 		sc.WordLimit = filteredCandidateLimit
 	}
-	sources, err := e.gather(ctx, plan, kinds, sc)
+	sources, err := e.gather(ctx, lex, plan, kinds, sc)
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -280,14 +287,15 @@ func (e *Engine) rankConfig() rank.Config {
 
 // gather runs the three legs over each source of kinds, in sc's space: the ranking stage's
 // input, one rank.Source per kind. The lexical leg runs first, so the candidates it finds
-// carry its matches and the later legs add only their own. The legs are made per recall,
+// carry its matches and the later legs add only their own. lex is the in-memory index as of
+// the recall's start. The legs are made per recall,
 // as the ranking's configuration is (rankConfig): the semantic leg keeps what the floors
 // rank applies could let through.
-func (e *Engine) gather(ctx context.Context, plan leg.Plan, kinds []string, sc leg.Scope) ([]*rank.Source, error) {
+func (e *Engine) gather(ctx context.Context, lex lexicon.Fresh, plan leg.Plan, kinds []string, sc leg.Scope) ([]*rank.Source, error) {
 	legs := []leg.Leg{
-		leg.Lexical{Words: e.lex, Substrings: e.st},
-		e.entityLeg(),
-		leg.Semantic{Vectors: vectorSearch{x: &e.vectors, st: e.st}, Owners: e.lex, Floors: *e.opts.Floors},
+		leg.Lexical{Words: lex, Substrings: e.st},
+		leg.Entity{Index: lex},
+		leg.Semantic{Vectors: vectorSearch{x: &e.vectors, st: e.st}, Owners: lex, Floors: *e.opts.Floors},
 	}
 	sources := make([]*rank.Source, 0, len(kinds))
 	for _, kind := range kinds {
@@ -300,9 +308,6 @@ func (e *Engine) gather(ctx context.Context, plan leg.Plan, kinds []string, sc l
 	}
 	return sources, nil
 }
-
-// entityLeg is the entity leg over the in-memory entity postings.
-func (e *Engine) entityLeg() leg.Entity { return leg.Entity{Index: e.lex} }
 
 // hits reads the rows of the ranked hits and makes them the hits the surfaces show.
 func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang) ([]Hit, error) {

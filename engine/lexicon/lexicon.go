@@ -69,8 +69,13 @@ type Index struct {
 	seq    int64 // the last change applied
 	kinds  map[string]*kindIndex
 	clock  uint64 // counts uses, for least-recently-used eviction
-	// names caches entity name ids: an id, once given, never changes.
-	names map[string]uint32
+	// names caches entity name ids: an id, once given, never changes. unnamed holds the
+	// names the store had no id for as of change unnamedSeq: until the index applies
+	// another change no owner it knows can carry them, so asking again would change nothing
+	// (a query's pieces that are no entity are asked on every recall otherwise).
+	names      map[string]uint32
+	unnamed    map[string]bool
+	unnamedSeq int64
 }
 
 // New returns an index over rd. It reads nothing until the first Search.
@@ -142,7 +147,60 @@ func (x *Index) warmList(ctx context.Context, kind, term string) (int, error) {
 func (x *Index) Forget() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.loaded, x.kinds = false, nil
+	x.loaded, x.kinds, x.unnamed = false, nil, nil
+}
+
+// catchUp refreshes the index, unless fresh says a Fresh view already did for this
+// caller and the index has not been forgotten since.
+func (x *Index) catchUp(ctx context.Context, fresh bool) error {
+	if fresh && x.loaded {
+		return nil
+	}
+	return x.refresh(ctx)
+}
+
+// Fresh is the index as of one refresh: its searches do not ask the change log again. A
+// recall makes several searches (entity names, words and entities of each kind) and each
+// asked it (one SQL query, 5-10% of a recall at 100k facts); one look makes them all see
+// the store as of one moment, which also keeps a recall's legs consistent with each other.
+type Fresh struct {
+	x *Index
+}
+
+// Fresh refreshes the index from the change log and returns a view that will not again.
+func (x *Index) Fresh(ctx context.Context) (Fresh, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.refresh(ctx); err != nil {
+		return Fresh{}, fmt.Errorf("refresh the word index: %w", err)
+	}
+	return Fresh{x}, nil
+}
+
+// Search is Index.Search without the refresh.
+func (f Fresh) Search(ctx context.Context, req Request) (Result, error) {
+	return f.x.search(ctx, req, true)
+}
+
+// Stats is Index.Stats without the refresh.
+func (f Fresh) Stats(ctx context.Context, kind, space string) (int, error) {
+	return f.x.stats(ctx, kind, space, true)
+}
+
+// EntitySearch is Index.EntitySearch without the refresh.
+func (f Fresh) EntitySearch(ctx context.Context, kind, space string, names []string,
+	choose func(df map[string]int, n int) []string, limit int) (EntityResult, error) {
+	return f.x.entitySearch(ctx, kind, space, names, choose, limit, true)
+}
+
+// KnownNames is Index.KnownNames without the refresh.
+func (f Fresh) KnownNames(ctx context.Context, names []string) (map[string]bool, error) {
+	return f.x.knownNames(ctx, names, true)
+}
+
+// Describe is Index.Describe.
+func (f Fresh) Describe(kind string, ids []int64) map[int64]Owner {
+	return f.x.Describe(kind, ids)
 }
 
 // dead marks an id with no live owner in kindIndex.space.
@@ -189,10 +247,14 @@ type kindIndex struct {
 	// entities holds, per entity name id, the live owners carrying it (ascending): every
 	// entity, not a cache; they are few per owner.
 	entities map[uint32][]uint32
-	// scores, matched and touched are the scratch space of one search (under the lock).
+	// scores, matched, touched, picked, atCut and chosen are the scratch space of one search
+	// (under the lock).
 	scores  []float64
 	matched []uint64
 	touched []uint32
+	picked  []scored
+	atCut   []uint32
+	chosen  []uint32
 }
 
 func newKindIndex(kind string) *kindIndex {
@@ -544,12 +606,16 @@ const (
 // Request.Kind in Request.Space by bm25, weighed with the statistics of the whole kind, with
 // the document frequencies of the space searched.
 func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
+	return x.search(ctx, req, false)
+}
+
+func (x *Index) search(ctx context.Context, req Request, fresh bool) (Result, error) {
 	if len(req.Terms) > MaxAsked {
 		return Result{}, fmt.Errorf("lexicon search: %d terms, at most %d", len(req.Terms), MaxAsked)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.refresh(ctx); err != nil {
+	if err := x.catchUp(ctx, fresh); err != nil {
 		return Result{}, fmt.Errorf("refresh the word index: %w", err)
 	}
 	k, ok := x.kinds[req.Kind]
@@ -622,22 +688,34 @@ func (x *Index) Search(ctx context.Context, req Request) (Result, error) {
 			k.scores[id] += t.Weight * idf * tf * (k1 + 1) / (tf + norm)
 		}
 	}
+	// A common term touches tens of thousands of owners: only the best Limit become
+	// Matches, chosen in the search's scratch space, so a query allocates for what it
+	// returns and not for everything it scored.
+	k.picked = k.picked[:0]
 	for _, id := range k.touched {
 		if s := k.scores[id]; s > 0 {
-			res.Matches = append(res.Matches, Match{ID: int64(id), Score: s, Matched: k.matched[id],
-				CreatedAt: time.UnixMilli(k.created[id]), TextLen: int(k.textLen[id])})
+			k.picked = append(k.picked, scored{id: id, score: s, matched: k.matched[id]})
 		}
 		k.scores[id], k.matched[id] = 0, 0
 	}
-	res.Matches = best(res.Matches, req.Limit)
+	top := best(k.picked, req.Limit)
+	res.Matches = make([]Match, len(top))
+	for i, m := range top {
+		res.Matches[i] = Match{ID: int64(m.id), Score: m.score, Matched: m.matched,
+			CreatedAt: time.UnixMilli(k.created[m.id]), TextLen: int(k.textLen[m.id])}
+	}
 	return res, nil
 }
 
 // Stats returns the number of live owners of kind in space ("" for every space).
 func (x *Index) Stats(ctx context.Context, kind, space string) (int, error) {
+	return x.stats(ctx, kind, space, false)
+}
+
+func (x *Index) stats(ctx context.Context, kind, space string, fresh bool) (int, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.refresh(ctx); err != nil {
+	if err := x.catchUp(ctx, fresh); err != nil {
 		return 0, fmt.Errorf("refresh the word index: %w", err)
 	}
 	k, ok := x.kinds[kind]
@@ -654,24 +732,33 @@ func (x *Index) Stats(ctx context.Context, kind, space string) (int, error) {
 	return k.stats[id].n, nil
 }
 
-// better orders matches best first: higher score, then lower id.
-func better(a, b Match) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.ID < b.ID
+// scored is one owner a search scored, before it becomes a Match: small, so choosing the
+// best among a common term's owners moves little memory.
+type scored struct {
+	score   float64
+	matched uint64
+	id      uint32
 }
 
-// best returns the limit best of ms (all when limit <= 0), best first. It selects with a
-// bounded heap, so a common term's thousands of matches are not all sorted.
-func best(ms []Match, limit int) []Match {
+// better orders matches best first: higher score, then lower id.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+// best returns the limit best of ms (all when limit <= 0), best first, in ms's own
+// memory. It selects with a bounded heap, so a common term's thousands of matches are not
+// all sorted.
+func best(ms []scored, limit int) []scored {
 	if limit <= 0 || len(ms) <= limit {
-		slices.SortFunc(ms, func(a, b Match) int { return cmpMatch(a, b) })
+		slices.SortFunc(ms, cmpScored)
 		return ms
 	}
-	// h is a min-heap (worst on top) of the best limit seen so far.
-	h := ms[:0:0]
-	h = append(h, ms[:limit]...)
+	// h is a min-heap (worst on top) of the best limit seen so far, kept at the front of ms:
+	// every later element is read before its slot could be written.
+	h := ms[:limit]
 	worse := func(i, j int) bool { return better(h[j], h[i]) }
 	down := func(i int) {
 		for {
@@ -698,11 +785,11 @@ func best(ms []Match, limit int) []Match {
 			down(0)
 		}
 	}
-	slices.SortFunc(h, cmpMatch)
+	slices.SortFunc(h, cmpScored)
 	return h
 }
 
-func cmpMatch(a, b Match) int {
+func cmpScored(a, b scored) int {
 	switch {
 	case better(a, b):
 		return -1
@@ -738,9 +825,14 @@ type EntityResult struct {
 // matches come back, those sharing the most anchors first, then by id.
 func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []string,
 	choose func(df map[string]int, n int) []string, limit int) (EntityResult, error) {
+	return x.entitySearch(ctx, kind, space, names, choose, limit, false)
+}
+
+func (x *Index) entitySearch(ctx context.Context, kind, space string, names []string,
+	choose func(df map[string]int, n int) []string, limit int, fresh bool) (EntityResult, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.refresh(ctx); err != nil {
+	if err := x.catchUp(ctx, fresh); err != nil {
 		return EntityResult{}, fmt.Errorf("refresh the entity index: %w", err)
 	}
 	k, ok := x.kinds[kind]
@@ -806,22 +898,40 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 			above += perCount[c]
 		}
 	}
-	var atCut []uint32
+	atCut, chosen := k.atCut[:0], k.chosen[:0]
+	shared := 0 // anchors held, summed over the chosen owners
 	for _, o := range k.touched {
 		c := bits.OnesCount64(k.matched[o])
 		switch {
 		case c > cut:
-			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
+			chosen = append(chosen, o)
+			shared += c
 		case c == cut && cut > 0:
 			atCut = append(atCut, o)
 		}
 	}
 	if cut > 0 {
 		slices.Sort(atCut)
-		for _, o := range atCut[:limit-above] {
-			res.Matches = append(res.Matches, k.entityMatch(o, res.Anchors))
-		}
+		chosen = append(chosen, atCut[:limit-above]...)
+		shared += cut * (limit - above)
 	}
+	// One array holds every match's shared anchors: hundreds of owners of a common entity
+	// would otherwise make as many small slices.
+	held := make([]string, 0, shared)
+	if len(chosen) > 0 {
+		res.Matches = make([]EntityMatch, 0, len(chosen))
+	}
+	for _, o := range chosen {
+		from := len(held)
+		for i, a := range res.Anchors {
+			if k.matched[o]&(1<<i) != 0 {
+				held = append(held, a)
+			}
+		}
+		res.Matches = append(res.Matches, EntityMatch{ID: int64(o), Shared: held[from:len(held):len(held)],
+			Total: len(k.ents[o]), CreatedAt: time.UnixMilli(k.created[o]), TextLen: int(k.textLen[o])})
+	}
+	k.atCut, k.chosen = atCut, chosen
 	for _, o := range k.touched {
 		k.matched[o] = 0
 	}
@@ -834,22 +944,16 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 	return res, nil
 }
 
-func (k *kindIndex) entityMatch(o uint32, anchors []string) EntityMatch {
-	m := EntityMatch{ID: int64(o), Total: len(k.ents[o]), CreatedAt: time.UnixMilli(k.created[o]), TextLen: int(k.textLen[o])}
-	for i, a := range anchors {
-		if k.matched[o]&(1<<i) != 0 {
-			m.Shared = append(m.Shared, a)
-		}
-	}
-	return m
-}
-
 // KnownNames returns which of names are entity names some live owner, of any kind, carries:
 // the store's own vocabulary, which a query's entities are read by (entity.Known).
 func (x *Index) KnownNames(ctx context.Context, names []string) (map[string]bool, error) {
+	return x.knownNames(ctx, names, false)
+}
+
+func (x *Index) knownNames(ctx context.Context, names []string, fresh bool) (map[string]bool, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.refresh(ctx); err != nil {
+	if err := x.catchUp(ctx, fresh); err != nil {
 		return nil, fmt.Errorf("refresh the entity index: %w", err)
 	}
 	ids, err := x.nameIDs(ctx, names)
@@ -897,12 +1001,15 @@ func (x *Index) nameIDs(ctx context.Context, names []string) (map[string]uint32,
 	if x.names == nil {
 		x.names = map[string]uint32{}
 	}
+	if x.unnamed == nil || x.unnamedSeq != x.seq || len(x.unnamed) > maxUnnamed {
+		x.unnamed, x.unnamedSeq = map[string]bool{}, x.seq
+	}
 	out := make(map[string]uint32, len(names))
 	var ask []string
 	for _, n := range names {
 		if id, ok := x.names[n]; ok {
 			out[n] = id
-		} else {
+		} else if !x.unnamed[n] {
 			ask = append(ask, n)
 		}
 	}
@@ -918,8 +1025,16 @@ func (x *Index) nameIDs(ctx context.Context, names []string) (map[string]uint32,
 			x.names[n], out[n] = uint32(id), uint32(id)
 		}
 	}
+	for _, n := range ask {
+		if _, ok := out[n]; !ok {
+			x.unnamed[n] = true
+		}
+	}
 	return out, nil
 }
+
+// maxUnnamed bounds the names remembered as unknown between two changes.
+const maxUnnamed = 10000
 
 // rarest returns, in request order, the indices of the at most n terms with the smallest
 // non-zero document frequency (ties: the earlier term).

@@ -185,13 +185,20 @@ func TestSearchReloadsAfterManyChanges(t *testing.T) {
 }
 
 func TestBestKeepsTheLimitBestInOrder(t *testing.T) {
-	var ms []Match
+	var ms []scored
 	for i := range 1000 {
-		ms = append(ms, Match{ID: int64(i), Score: float64((i * 7919) % 101)})
+		ms = append(ms, scored{id: uint32(i), score: float64((i * 7919) % 101)})
 	}
-	got := best(append([]Match(nil), ms...), 10)
-	want := best(append([]Match(nil), ms...), 0)[:10]
-	if diff := cmp.Diff(ids(want), ids(got)); diff != "" {
+	got := best(append([]scored(nil), ms...), 10)
+	want := best(append([]scored(nil), ms...), 0)[:10]
+	scoredIDs := func(ms []scored) []uint32 {
+		out := make([]uint32, len(ms))
+		for i, m := range ms {
+			out[i] = m.id
+		}
+		return out
+	}
+	if diff := cmp.Diff(scoredIDs(want), scoredIDs(got)); diff != "" {
 		t.Errorf("best 10 (-sorted all +heap):\n%s", diff)
 	}
 }
@@ -374,4 +381,63 @@ func TestWarmCommonCachesTheCommonestLists(t *testing.T) {
 	if rd.reads[analysis.Stem("osprey")] != 1 {
 		t.Errorf("osprey's list read %d times, want once, by its search", rd.reads[analysis.Stem("osprey")])
 	}
+}
+
+// TestKnownNamesSeesANewName: a name the store did not know is remembered as unknown only
+// until the next change, so one that another process then writes is known at once.
+func TestKnownNamesSeesANewName(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	addWithEntities(t, mine, "default", "老王喜欢简约风格", "老王", "风格")
+	x := New(mine)
+	for range 2 { // the second time from memory
+		known, err := x.KnownNames(ctx, []string{"老王", "老李"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Equal(known, map[string]bool{"老王": true}) {
+			t.Fatalf("known %v; want only 老王", known)
+		}
+	}
+	addWithEntities(t, other, "default", "老李喜欢复古风格", "老李", "风格")
+	known, err := x.KnownNames(ctx, []string{"老王", "老李"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(known, map[string]bool{"老王": true, "老李": true}) {
+		t.Errorf("after another process wrote 老李: known %v; want 老王 and 老李", known)
+	}
+}
+
+// TestFreshLooksOnce: a Fresh view searches the index as of its refresh, so the searches of
+// one recall agree; the next view, or a plain Search, sees what was written since.
+func TestFreshLooksOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	mine, other := openStore(t, path), openStore(t, path)
+	first := add(t, mine, "default", "zebra crossing")
+	x := New(mine)
+	view, err := x.Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := add(t, other, "default", "zebra sighting")
+	search := func(name string, s func(context.Context, Request) (Result, error), want ...int64) {
+		t.Helper()
+		res, err := s(ctx, Request{Kind: store.KindFact, Terms: terms("zebra"), Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, ids(res.Matches), cmpopts.SortSlices(func(a, b int64) bool { return a < b })); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	search("the view made before the write", view.Search, first)
+	search("Index.Search", x.Search, first, second)
+	later, err := x.Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search("a view made after the write", later.Search, first, second)
 }

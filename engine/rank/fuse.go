@@ -1,6 +1,9 @@
 package rank
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // headNormalize divides each raw score by the list's best in this query, so a relative
 // score's head is 1.0 whatever its scale. Non-positive and non-finite scores are dropped:
@@ -50,8 +53,12 @@ type fusedLeg struct {
 // fuse adds each leg's (normalized) scores times the leg's weight. The fused number is only
 // comparable within one query: never threshold on it. The order is left to order.
 func fuse(legs []fusedLeg) []fused {
-	total := map[Key]float64{}
-	corroborated := map[Key]bool{}
+	n := 0
+	for _, leg := range legs {
+		n = max(n, len(leg.scores))
+	}
+	total := make(map[Key]float64, n)
+	corroborated := make(map[Key]bool, n)
 	add := func(leg fusedLeg, key Key, v float64) {
 		if leg.supporting && corroborated[key] {
 			return
@@ -93,21 +100,53 @@ func fuse(legs []fusedLeg) []fused {
 // by score, then memories before knowledge, then the shorter text (with the same evidence,
 // the text that says less else is the closer match), then id: a total order, so equal
 // scores always come out the same way.
+//
+// Hits are large, so the sort moves their indices and each hit moves once, to its place.
 func order(hits []Hit) {
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.SemanticOnly != b.SemanticOnly {
-			return !a.SemanticOnly
+	perm := make([]int, len(hits))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortFunc(perm, func(i, j int) int { return compareHits(&hits[i], &hits[j]) })
+	// perm[i] is the hit that belongs at i: follow each cycle once.
+	for start := range perm {
+		if perm[start] == start {
+			continue
 		}
-		if a.Score != b.Score {
-			return a.Score > b.Score
+		held := hits[start]
+		at := start
+		for perm[at] != start {
+			next := perm[at]
+			hits[at] = hits[next]
+			perm[at] = at
+			at = next
 		}
-		if a.Key.Kind != b.Key.Kind {
-			return a.Key.Kind == KindFact
+		hits[at] = held
+		perm[at] = at
+	}
+}
+
+func compareHits(a, b *Hit) int {
+	if a.SemanticOnly != b.SemanticOnly {
+		if !a.SemanticOnly {
+			return -1
 		}
-		if a.textLen != b.textLen {
-			return a.textLen < b.textLen
+		return 1
+	}
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
 		}
-		return a.Key.ID < b.Key.ID
-	})
+		return 1
+	}
+	if a.Key.Kind != b.Key.Kind {
+		if a.Key.Kind == KindFact {
+			return -1
+		}
+		return 1
+	}
+	if a.textLen != b.textLen {
+		return cmp.Compare(a.textLen, b.textLen)
+	}
+	return cmp.Compare(a.Key.ID, b.Key.ID)
 }

@@ -5,7 +5,11 @@ package rank
 // index's list is the leg; the trigram index's is only there when the words found nothing
 // (a substring fallback).
 func mixLexical(lists []LexicalList, mix LexicalMix) map[Key]float64 {
-	out := map[Key]float64{}
+	n := 0
+	for _, list := range lists {
+		n = max(n, len(list.Scores))
+	}
+	out := make(map[Key]float64, n)
 	for _, list := range lists {
 		w := mix.Words
 		if list.Index == Trigram {

@@ -291,7 +291,9 @@ type sourceEvidence struct {
 	chance  float64
 	lexical map[Key]float64 // mixed lexical raw score
 	of      map[Key]float64 // each candidate's evidence
-	used    map[Key][]int   // the lexical terms it counted
+	// byTerms is the word evidence of each set of terms some candidate holds
+	// (Candidate.Terms): what a candidate's words are worth depends on nothing else.
+	byTerms map[uint64]termParts
 	covers  map[Key]float64 // the share of its best clause it holds (inside the window)
 	best    float64
 	// complete says whether a candidate holds every term of the query.
@@ -331,24 +333,23 @@ func completeWords(terms []Term) []string {
 // fallback) count only under the loose profile: a part of a word is weaker evidence than the
 // word.
 func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
+	n := len(src.Candidates)
 	se := &sourceEvidence{model: newEvidenceModel(src), chance: chanceLevel(src.N),
-		lexical: mixLexical(src.Lexical, cfg.Mix), of: map[Key]float64{}, used: map[Key][]int{}}
+		lexical: mixLexical(src.Lexical, cfg.Mix), of: make(map[Key]float64, n), byTerms: map[uint64]termParts{}}
 	subIDF := make([]float64, len(src.Substrings))
 	for i := range src.Substrings {
 		if i < len(src.SubstringDF) {
 			subIDF[i] = idf(src.N, src.SubstringDF[i])
 		}
 	}
-	var cjk map[Key]float64 // each candidate's Chinese evidence, when the query has any
+	chinese := false // some candidate holds Chinese evidence
 	var best float64
+	// The hundreds of candidates of a query hold a few sets of terms between them: each set
+	// is weighed once (the terms used are read, never changed, so candidates share them).
 	for key, c := range src.Candidates {
-		e, chinese, used := se.model.lexicalParts(c.Terms)
-		if chinese > 0 {
-			if cjk == nil {
-				cjk = map[Key]float64{}
-			}
-			cjk[key] = chinese
-		}
+		p := se.parts(c)
+		e := p.total
+		chinese = chinese || p.chinese > 0
 		best = max(best, e)
 		if ev, ok := src.Entity[key]; ok {
 			e = max(e, se.model.entity(ev.Anchors))
@@ -362,7 +363,7 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 			}
 			e = max(e, sub)
 		}
-		se.of[key], se.used[key] = e, used
+		se.of[key] = e
 	}
 	// Chinese is indexed as overlapping bigrams, so bm25 counts a four-character word three
 	// times and scores a text that repeats one common pair above one holding two of the
@@ -370,12 +371,33 @@ func weigh(src *Source, cfg Config, floors profile) *sourceEvidence {
 	// character): added to the lexical leg, as a share of the best candidate's, it is the
 	// count of the question's words a text holds that a word index would have
 	// (doc/retrieval.md). Latin words are scored as words already and get nothing.
-	if best > 0 && len(cjk) > 0 {
+	if best > 0 && chinese {
 		for key, v := range se.lexical {
-			se.lexical[key] = (v + cjkEvidenceWeight*cjk[key]/best) / (1 + cjkEvidenceWeight)
+			se.lexical[key] = (v + cjkEvidenceWeight*se.chinese(src.Candidates[key])/best) / (1 + cjkEvidenceWeight)
 		}
 	}
 	return se
+}
+
+// termParts is what a set of terms is worth as evidence (evidenceModel.lexicalParts).
+type termParts struct {
+	total, chinese float64
+	used           []int
+}
+
+// parts is c's word evidence, weighed once per set of terms.
+func (se *sourceEvidence) parts(c Candidate) termParts {
+	p, ok := se.byTerms[c.Terms]
+	if !ok {
+		p.total, p.chinese, p.used = se.model.lexicalParts(c.Terms)
+		se.byTerms[c.Terms] = p
+	}
+	return p
+}
+
+// chinese is c's Chinese evidence (0 when it has none).
+func (se *sourceEvidence) chinese(c Candidate) float64 {
+	return max(se.parts(c).chinese, 0)
 }
 
 // cjkEvidenceWeight is what the Chinese evidence of the best candidate adds to the lexical
@@ -410,7 +432,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 		covered := !cov.measurable() || floors.MinCoverage <= 0
 		bar := floors.coverageBar(src.N)
 		report.CoverageBar = max(report.CoverageBar, bar)
-		se.covers = map[Key]float64{}
+		se.covers = make(map[Key]float64, len(se.of))
 		whole := false
 		for key, e := range se.of {
 			c := src.Candidates[key]
@@ -491,7 +513,7 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			return se.complete(c) || e > 0 && (e >= hitBar || floors.MinCoverage > 0 && se.covers[key] >= floors.MinCoverage)
 		}
 		var lexical, entities, semantic []Score
-		kept := map[Key]bool{}
+		kept := make(map[Key]bool, len(se.lexical)+len(src.Entity))
 		drop := func(key Key, floor string) {
 			if q.ListDropped > 0 {
 				dropped = append(dropped, Dropped{Key: key, Lexical: se.lexical[key], Evidence: se.of[key],
@@ -566,7 +588,12 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			// (semantic.go).
 			semanticLeg,
 		}
-		for _, f := range fuse(legs) {
+		fusedHits := fuse(legs)
+		all = slices.Grow(all, len(fusedHits))
+		// The words a hit matched follow from its set of terms: hits holding the same set
+		// share one list (read, never changed).
+		matchedOf := map[uint64][]string{}
+		for _, f := range fusedHits {
 			h := Hit{Key: f.key, Score: f.score, SemanticOnly: f.uncorroborated,
 				textLen: src.Candidates[f.key].TextLen, Chance: se.chance}
 			if kept[f.key] {
@@ -574,18 +601,26 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 				if raw, ok := se.lexical[f.key]; ok {
 					h.Legs.FTS = raw
 				}
-				// Grammar a text shares (的车) counts a little; a person is shown the words.
-				var grammar []string
-				for _, t := range se.used[f.key] {
-					if src.LexicalTerms[t].Pair != background.ContentPair {
-						grammar = append(grammar, src.LexicalTerms[t].Surface)
-					} else {
-						h.Matched = append(h.Matched, src.LexicalTerms[t].Surface)
+				terms := src.Candidates[f.key].Terms
+				matched, ok := matchedOf[terms]
+				if !ok {
+					// Grammar a text shares (的车) counts a little; a person is shown the
+					// words, and the grammar only when nothing else matched.
+					var grammar []string
+					for _, t := range se.parts(src.Candidates[f.key]).used {
+						if src.LexicalTerms[t].Pair != background.ContentPair {
+							grammar = append(grammar, src.LexicalTerms[t].Surface)
+						} else {
+							matched = append(matched, src.LexicalTerms[t].Surface)
+						}
 					}
+					if len(matched) == 0 {
+						matched = grammar
+					}
+					matched = slices.Clip(matched)
+					matchedOf[terms] = matched
 				}
-				if len(h.Matched) == 0 {
-					h.Matched = grammar
-				}
+				h.Matched = matched
 				if len(h.Matched) == 0 && se.complete(src.Candidates[f.key]) {
 					h.Matched = completeWords(src.LexicalTerms)
 				}
