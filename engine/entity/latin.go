@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,14 +45,7 @@ func latinRulesFor(lang string) latinRules {
 // extractLatin tokenizes a run of non-CJK text and keeps the tokens the rules accept.
 func (x *Extractor) extractLatin(run string, rules latinRules, c *collector) {
 	wordEnd := -1 // end of the last kept word, to attach a following number to it
-	for i := 0; i < len(run); {
-		r, size := utf8.DecodeRuneInString(run[i:])
-		if !isWordRune(r) {
-			i += size
-			continue
-		}
-		start, end := i, tokenEnd(run, i)
-		i = end
+	for start, end := range tokens(run) {
 		tok := run[start:end]
 		if isNumberToken(tok) {
 			afterWord := wordEnd >= 0 && strings.Trim(run[wordEnd:start], " \t") == ""
@@ -64,6 +58,25 @@ func (x *Extractor) extractLatin(run string, rules latinRules, c *collector) {
 		wordEnd = -1
 		if e := x.latinEntity(tok, rules, startsSentence(run[:start])); e != "" && c.add(e) {
 			wordEnd = end
+		}
+	}
+}
+
+// tokens yields where each token of a non-CJK run starts and ends (tokenEnd), in order: what
+// extraction keeps names from, and what a query's names are looked up by (latinSpans).
+func tokens(run string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(run); {
+			r, size := utf8.DecodeRuneInString(run[i:])
+			if !isWordRune(r) {
+				i += size
+				continue
+			}
+			end := tokenEnd(run, i)
+			if !yield(i, end) {
+				return
+			}
+			i = end
 		}
 	}
 }

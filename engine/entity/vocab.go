@@ -56,14 +56,7 @@ func Spans(query string) []Span {
 // latinSpans offers each token of a non-CJK run, and the forms the extractor would have
 // stored it under (Alice's -> Alice, APIs -> API).
 func latinSpans(run string, at int, add func(string, int, int)) {
-	for i := 0; i < len(run); {
-		r, size := utf8.DecodeRuneInString(run[i:])
-		if !isWordRune(r) {
-			i += size
-			continue
-		}
-		start, end := i, tokenEnd(run, i)
-		i = end
+	for start, end := range tokens(run) {
 		tok := strings.ReplaceAll(run[start:end], "’", "'")
 		if utf8.RuneCountInString(tok) < 2 {
 			continue
