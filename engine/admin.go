@@ -12,7 +12,6 @@ import (
 
 	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/entity"
-	"github.com/memdesk/memdesk/store"
 )
 
 // AdminRequest names a maintenance action.
@@ -154,7 +153,7 @@ func (e *Engine) rebuildIndex(ctx context.Context, req AdminRequest) (AdminResul
 	}
 	res := AdminResult{Action: "rebuild-index", OK: total.Deferred == 0,
 		Counts:  map[string]int{"indexes": len(done), "entity_rows": marked, "rebuilt": total.Rebuilt, "deferred": total.Deferred},
-		Details: append(done, fmt.Sprintf("entities of %d facts and chunks extracted again, %d left", total.Rebuilt, total.Deferred))}
+		Details: append(done, fmt.Sprintf("entities of %d facts extracted again, %d left", total.Rebuilt, total.Deferred))}
 	if total.Deferred > 0 {
 		res.Next = []AdminStep{{Kind: StepRun, Action: "entities-sweep", All: true, Why: "to finish"}}
 	}
@@ -190,13 +189,9 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 		return AdminResult{}, err
 	}
 	// Loading the extractor costs seconds and hundreds of MB: not when nothing is stale.
-	stale := 0
-	for _, kind := range []string{store.KindFact, store.KindChunk} {
-		_, n, err := e.st.StaleEntities(ctx, kind, entity.RulesVersion, 0)
-		if err != nil {
-			return AdminResult{}, err
-		}
-		stale += n
+	_, stale, err := e.st.StaleEntities(ctx, entity.RulesVersion, 0)
+	if err != nil {
+		return AdminResult{}, err
 	}
 	var total SweepReport
 	if stale > 0 {
@@ -212,7 +207,7 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 		Counts: map[string]int{"rebuilt": total.Rebuilt, "deferred": total.Deferred, "skipped": total.Skipped,
 			"triples_rebuilt": triples.Rebuilt, "triples_deferred": triples.Deferred}}
 	res.Details = []string{
-		fmt.Sprintf("%d rows re-extracted, %d still stale, %d passes skipped", total.Rebuilt, total.Deferred, total.Skipped),
+		fmt.Sprintf("entities of %d facts re-extracted, %d still stale, %d passes skipped", total.Rebuilt, total.Deferred, total.Skipped),
 		fmt.Sprintf("statements of %d facts re-extracted, %d still stale", triples.Rebuilt, triples.Deferred),
 	}
 	if (total.Deferred > 0 || triples.Deferred > 0) && !req.All {
@@ -222,10 +217,11 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 }
 
 // Run is the engine's background work for long-lived processes (the app, the MCP server):
-// it completes pending or stale statements (triples), loads the entity extractor, then completes every pending or stale entity row in
-// bounded passes, and compacts the search indexes when enough was written (compact.go). It then keeps the vectors caught up (see runSemantic), with an Embedder,
-// and extracts the entities imports deferred, until ctx is cancelled. The owner cancels ctx
-// and waits for it.
+// it completes pending or stale statements (triples), loads the entity extractor, then
+// completes every fact's pending or stale entities in bounded passes, and compacts the search
+// indexes when enough was written (compact.go). It then keeps the vectors caught up (see
+// runSemantic), with an Embedder, and extracts the entities of facts stored while the
+// extractor loaded, until ctx is cancelled. The owner cancels ctx and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
 	e.Warm(ctx)
 	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, nil); err != nil {
@@ -290,8 +286,8 @@ func wake(ch chan<- struct{}) {
 	}
 }
 
-// sweepEntitiesWhenWanted completes the entities of what imports stored pending
-// (KBAddRequest.DeferEntities), one sweep per wake, until ctx ends.
+// sweepEntitiesWhenWanted completes the entities of facts stored pending while the extractor
+// was loading (extractEntities), one sweep per wake, until ctx ends.
 func (e *Engine) sweepEntitiesWhenWanted(ctx context.Context) {
 	for {
 		select {

@@ -69,10 +69,13 @@ func (e *Engine) releaseModelPages() {
 }
 
 // extractEntities returns text's entities stamped with the rules version, or nil (pending)
-// while the extractor is not loaded.
+// while the extractor is not loaded; then it wakes Run's sweep, which completes them once the
+// extractor is in (a no-op in a process without Run, whose pending facts the next long-lived
+// one sweeps).
 func (e *Engine) extractEntities(text string) *store.Entities {
 	x := e.ents.Load()
 	if x == nil {
+		e.wantEntitySweep()
 		return nil
 	}
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
@@ -85,10 +88,10 @@ type SweepReport struct {
 	Skipped  int `json:"skipped"`  // 1 when another pass was already running
 }
 
-// SweepEntities re-extracts up to budget facts and chunks whose entities are pending or
-// were made by another rules version, each in its own short transaction so writers never
-// wait long. A row that fails is logged and left for the next pass. An overlapping call
-// returns at once with Skipped = 1.
+// SweepEntities re-extracts up to budget facts whose entities are pending or were made by
+// another rules version, each in its own short transaction so writers never wait long. A
+// fact that fails is logged and left for the next pass. An overlapping call returns at once
+// with Skipped = 1. Knowledge chunks carry no entities: the leg added nothing there.
 func (e *Engine) SweepEntities(ctx context.Context, budget int) (SweepReport, error) {
 	x := e.ents.Load()
 	if x == nil {
@@ -101,33 +104,30 @@ func (e *Engine) SweepEntities(ctx context.Context, budget int) (SweepReport, er
 	if budget <= 0 {
 		budget = DefaultSweepBudget
 	}
-	var rep SweepReport
-	for _, kind := range []string{store.KindFact, store.KindChunk} {
-		owners, total, err := e.st.StaleEntities(ctx, kind, entity.RulesVersion, budget-rep.Rebuilt)
-		if err != nil {
+	owners, total, err := e.st.StaleEntities(ctx, entity.RulesVersion, budget)
+	if err != nil {
+		return SweepReport{}, err
+	}
+	rep := SweepReport{Deferred: total}
+	for _, o := range owners {
+		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		rep.Deferred += total
-		for _, o := range owners {
-			if err := ctx.Err(); err != nil {
-				return rep, err
+		names := x.Extract(o.Text)
+		err := waitOutBusy(ctx, func() error {
+			return e.st.SetEntities(ctx, o.ID, o.Text, store.Entities{Version: entity.RulesVersion, Names: names})
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
 			}
-			names := x.Extract(o.Text)
-			err := waitOutBusy(ctx, func() error {
-				return e.st.SetEntities(ctx, kind, o.ID, o.Text, store.Entities{Version: entity.RulesVersion, Names: names})
-			})
-			if err != nil {
-				if ctx.Err() != nil {
-					return rep, ctx.Err()
-				}
-				if !errors.Is(err, store.ErrChanged) {
-					e.log.Warn("entity sweep: row left for the next pass", "kind", kind, "id", o.ID, "err", err)
-				}
-				continue
+			if !errors.Is(err, store.ErrChanged) {
+				e.log.Warn("entity sweep: fact left for the next pass", "id", o.ID, "err", err)
 			}
-			rep.Rebuilt++
-			rep.Deferred--
+			continue
 		}
+		rep.Rebuilt++
+		rep.Deferred--
 	}
 	return rep, nil
 }

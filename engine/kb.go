@@ -26,11 +26,6 @@ type KBAddRequest struct {
 	Space string   `json:"space,omitempty"`
 	// Progress, when set, is called after each file from the importing goroutine.
 	Progress func(ImportProgress) `json:"-"`
-	// DeferEntities stores the chunks with their entities pending, as an import without the
-	// extractor loaded does (the CLI's), and leaves their extraction to Run's background
-	// sweep, which the import wakes when it ends. The window sets it: extracting inline
-	// made its imports 1.8x slower than the CLI's, and re-checks of unchanged files 5x.
-	DeferEntities bool `json:"-"`
 }
 
 // Import outcomes per file.
@@ -100,14 +95,6 @@ func (r *KBAddResult) record(f ImportedFile) {
 // what it did so far together with the context's error.
 func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, error) {
 	res := KBAddResult{Files: []ImportedFile{}, Conflicts: []KBConflict{}}
-	if req.DeferEntities {
-		// Cancelled or not, what was stored has pending entities for the sweep.
-		defer func() {
-			if res.Added+res.Updated > 0 {
-				e.wantEntitySweep()
-			}
-		}()
-	}
 	if len(req.Paths) == 0 {
 		return res, fmt.Errorf("%w: name at least one file or folder to import", ErrBadRequest)
 	}
@@ -136,7 +123,7 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 			return res, fmt.Errorf("import cancelled after %d of %d files (finished files are kept): %w",
 				progress.FilesDone, progress.FilesTotal, err)
 		}
-		f := e.importFile(ctx, space, c.Root, c.Path, !req.DeferEntities)
+		f := e.importFile(ctx, space, c.Root, c.Path)
 		if f.Outcome == ImportFailed && ctx.Err() != nil {
 			// The file was not stored because we were cancelled, not because it is bad.
 			return res, fmt.Errorf("import cancelled after %d of %d files (finished files are kept): %w",
@@ -165,9 +152,8 @@ func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, erro
 }
 
 // importFile parses and stores one file, read without leaving root (see ingest.OpenWithin);
-// problems with the file become its outcome. withEntities extracts the chunks' entities now
-// (when the extractor is loaded); otherwise they are stored pending.
-func (e *Engine) importFile(ctx context.Context, space, root, path string, withEntities bool) ImportedFile {
+// problems with the file become its outcome.
+func (e *Engine) importFile(ctx context.Context, space, root, path string) ImportedFile {
 	doc, err := e.parser.ReadFileWithin(ctx, root, path, e.opts.Import)
 	if err != nil {
 		outcome := ImportFailed
@@ -176,22 +162,17 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string, withE
 		}
 		return ImportedFile{Path: path, Outcome: outcome, Reason: err.Error()}
 	}
-	// An unchanged file is answered before its entities are extracted: extraction was most
-	// of a re-check's time, all of it thrown away. PutDocument checks the hash again inside
-	// its transaction, so a file changed in between is still stored.
+	// An unchanged file is answered before it is written: PutDocument checks the hash again
+	// inside its transaction, so a file changed in between is still stored.
 	if id, hash, err := e.st.DocumentHash(ctx, space, path); err == nil && hash == doc.Hash {
 		return ImportedFile{Path: path, DocID: id, Outcome: ImportUnchanged, Chunks: len(doc.Chunks)}
 	}
 	in := store.DocumentInput{Space: space, Path: path, Title: doc.Title, Format: doc.Format,
 		Hash: doc.Hash, Bytes: int64(len(doc.Text))}
 	for _, c := range doc.Chunks {
-		var ents *store.Entities
-		if withEntities {
-			ents = e.extractEntities(c.Text)
-		}
 		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
 			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
-			Page: c.Page, Entities: ents})
+			Page: c.Page})
 	}
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {
@@ -346,7 +327,7 @@ func (e *Engine) KBReimport(ctx context.Context, docID int64) (ImportedFile, err
 	}
 	// The check above and the read are separate steps; the read itself (OpenWithin) refuses
 	// a link swapped in between them.
-	f := e.importFile(ctx, d.Space, filepath.Dir(d.Path), d.Path, true)
+	f := e.importFile(ctx, d.Space, filepath.Dir(d.Path), d.Path)
 	if f.Outcome == ImportFailed || f.Outcome == ImportSkipped {
 		return f, fmt.Errorf("re-import %s: %s", d.Path, f.Reason)
 	}

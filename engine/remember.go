@@ -205,7 +205,8 @@ func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchI
 // limits a bulk load (about 250 µs per English sentence).
 func (e *Engine) extractBatch(batch []store.NewFact) {
 	if e.ents.Load() == nil {
-		return // pending: the sweep extracts them once the extractor is loaded
+		e.wantEntitySweep() // pending: Run's sweep extracts them once the extractor is loaded
+		return
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(batch))
 	next := atomic.Int64{}

@@ -338,7 +338,7 @@ func (w *folderWatch) syncFolder(ctx context.Context, dir string) {
 // once it is stored. The stamp is taken before the read: a file changed during the read then
 // differs from its stamp and is read again by the next rescan.
 func (w *folderWatch) importPath(ctx context.Context, path string, info fs.FileInfo) {
-	f := w.e.importFile(ctx, w.space, w.root, path, true)
+	f := w.e.importFile(ctx, w.space, w.root, path)
 	w.e.wantCompaction()
 	w.report(WatchEvent{Path: path, Outcome: f.Outcome, DocID: f.DocID, Reason: f.Reason})
 	switch f.Outcome {

@@ -36,8 +36,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		(SELECT count(*) FROM facts WHERE status = 'deleted'),
 		(SELECT count(*) FROM documents d WHERE `+notReserved+`),
 		(SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
-		(SELECT coalesce(sum(entity_count), 0) FROM facts WHERE status = 'active') +
-			(SELECT coalesce(sum(c.entity_count), 0) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE `+notReserved+`),
+		(SELECT coalesce(sum(entity_count), 0) FROM facts WHERE status = 'active'),
 		(SELECT count(*) FROM vectors),
 		(SELECT count(*) FROM (SELECT space FROM facts UNION SELECT space FROM documents d WHERE `+notReserved+`)),
 		(SELECT user_version FROM pragma_user_version),

@@ -35,8 +35,6 @@ type Chunk struct {
 	LineStart int // for a PDF, lines of the page
 	LineEnd   int
 	Page      int // 1-based PDF page; 0 for other formats
-	// Entities are written with the chunk on import (nil: pending); not read back.
-	Entities *Entities
 }
 
 // DocumentInput is a parsed file ready to be stored.
@@ -146,21 +144,15 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 
 func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) error {
 	stmt, err := tx.PrepareContext(ctx,
-		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end, page, entity_rules, entity_ids, entity_count, wlen)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, memdesk_wlen(?3))`)
+		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end, page, wlen)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, memdesk_wlen(?3))`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
-	in := newInterner(tx)
-	defer in.close()
 	for _, c := range chunks {
-		ents, err := in.columns(ctx, c.Entities)
-		if err != nil {
-			return fmt.Errorf("chunk %d entities: %w", c.Ordinal, err)
-		}
 		if _, err := stmt.ExecContext(ctx, docID, c.Ordinal, c.Text, c.Heading,
-			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd, c.Page, ents.rules, ents.ids, ents.count); err != nil {
+			c.ByteStart, c.ByteEnd, c.LineStart, c.LineEnd, c.Page); err != nil {
 			return fmt.Errorf("chunk %d: %w", c.Ordinal, err)
 		}
 	}

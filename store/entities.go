@@ -25,14 +25,14 @@ func ownerTable(kind string) string {
 	return "facts"
 }
 
-// putEntities replaces an owner's entities and stamps the owner, inside tx; in interns the
-// names. A nil ents stamps the owner pending (version 0, no entities).
-func putEntities(ctx context.Context, tx *sql.Tx, in *interner, kind string, id int64, ents *Entities) error {
+// putEntities replaces a fact's entities and stamps it, inside tx; in interns the names. A nil
+// ents stamps the fact pending (version 0, no entities).
+func putEntities(ctx context.Context, tx *sql.Tx, in *interner, id int64, ents *Entities) error {
 	c, err := in.columns(ctx, ents)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE `+ownerTable(kind)+` SET entity_rules = ?, entity_ids = ?, entity_count = ? WHERE id = ?`,
+	_, err = tx.ExecContext(ctx, `UPDATE facts SET entity_rules = ?, entity_ids = ?, entity_count = ? WHERE id = ?`,
 		c.rules, c.ids, c.count, id)
 	return err
 }
@@ -198,36 +198,32 @@ func (s *Store) EntityNames(ctx context.Context, ids []int64) (map[int64]string,
 	return out, rows.Err()
 }
 
-// StaleOwner is a fact or chunk whose entities were made by another rules version (or never).
+// StaleOwner is a fact whose entities or statements were made by another rules version (or
+// never).
 type StaleOwner struct {
 	ID   int64
 	Text string
 }
 
-// StaleEntities returns up to limit owners of kind not stamped with version, and how many
-// there are in all. Forgotten facts are left alone until they are restored.
-func (s *Store) StaleEntities(ctx context.Context, kind string, version, limit int) ([]StaleOwner, int, error) {
-	out, total, err := s.staleOwners(ctx, kind, "entity_rules", version, limit)
+// StaleEntities returns up to limit active facts whose entities were not made by rules
+// version, and how many there are in all. Forgotten facts are left alone until they are
+// restored. Knowledge chunks carry no entities (schemaChunksNoEntities).
+func (s *Store) StaleEntities(ctx context.Context, version, limit int) ([]StaleOwner, int, error) {
+	out, total, err := s.staleFacts(ctx, "entity_rules", version, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read stale entities: %w", err)
 	}
 	return out, total, nil
 }
 
-// staleOwners returns up to limit owners of kind (active facts, or chunks) whose stamp column
-// is not version, in id order, and how many there are in all. stamp is a column name from
-// this package, never user text.
-func (s *Store) staleOwners(ctx context.Context, kind, stamp string, version, limit int) ([]StaleOwner, int, error) {
-	t := ownerTable(kind)
-	textCol, active := "content", ` AND status = 'active'`
-	if kind == KindChunk {
-		textCol, active = "text", ""
-	}
+// staleFacts returns up to limit active facts whose stamp column is not version, in id order,
+// and how many there are in all. stamp is a column name from this package, never user text.
+func (s *Store) staleFacts(ctx context.Context, stamp string, version, limit int) ([]StaleOwner, int, error) {
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t+` WHERE `+stamp+` != ?`+active, version).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM facts WHERE `+stamp+` != ? AND status = 'active'`, version).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, `+textCol+` FROM `+t+` WHERE `+stamp+` != ?`+active+` ORDER BY id LIMIT ?`, version, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, content FROM facts WHERE `+stamp+` != ? AND status = 'active' ORDER BY id LIMIT ?`, version, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -246,30 +242,26 @@ func (s *Store) staleOwners(ctx context.Context, kind, stamp string, version, li
 // ErrChanged is returned when a row changed between being read and being written back.
 var ErrChanged = errors.New("changed meanwhile")
 
-// SetEntities writes an owner's entities in its own short transaction, but only if its text
-// is still text: a concurrent edit wins, and the sweep picks the row up again.
-func (s *Store) SetEntities(ctx context.Context, kind string, id int64, text string, ents Entities) error {
-	err := s.writeIfUnchanged(ctx, kind, id, text, func(tx *sql.Tx) error {
+// SetEntities writes a fact's entities in its own short transaction, but only if its text is
+// still text: a concurrent edit wins, and the sweep picks the fact up again.
+func (s *Store) SetEntities(ctx context.Context, id int64, text string, ents Entities) error {
+	err := s.writeIfUnchanged(ctx, id, text, func(tx *sql.Tx) error {
 		in := newInterner(tx)
 		defer in.close()
-		return putEntities(ctx, tx, in, kind, id, &ents)
+		return putEntities(ctx, tx, in, id, &ents)
 	})
 	if err != nil {
-		return fmt.Errorf("store entities of %s %d: %w", kind, id, err)
+		return fmt.Errorf("store entities of fact %d: %w", id, err)
 	}
 	return nil
 }
 
-// writeIfUnchanged runs put in one write transaction if the owner's text is still text, and
+// writeIfUnchanged runs put in one write transaction if the fact's content is still text, and
 // returns ErrChanged otherwise (edited or gone since it was read).
-func (s *Store) writeIfUnchanged(ctx context.Context, kind string, id int64, text string, put func(tx *sql.Tx) error) error {
-	textCol := "content"
-	if kind == KindChunk {
-		textCol = "text"
-	}
+func (s *Store) writeIfUnchanged(ctx context.Context, id int64, text string, put func(tx *sql.Tx) error) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var same bool
-		err := tx.QueryRowContext(ctx, `SELECT `+textCol+` = ? FROM `+ownerTable(kind)+` WHERE id = ?`, text, id).Scan(&same)
+		err := tx.QueryRowContext(ctx, `SELECT content = ? FROM facts WHERE id = ?`, text, id).Scan(&same)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && !same {
 			return ErrChanged
 		}

@@ -238,7 +238,7 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 		changed = true
 		in := newInterner(tx)
 		defer in.close()
-		if err := putEntities(ctx, tx, in, KindFact, id, nf.Entities); err != nil {
+		if err := putEntities(ctx, tx, in, id, nf.Entities); err != nil {
 			return err
 		}
 		return putTriples(ctx, tx, id, content, nf.Triples)

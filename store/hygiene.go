@@ -287,7 +287,7 @@ func readPieces(b []byte, content string) (string, []byte, bool) {
 // StaleTriples returns up to limit active facts not stamped with triple-rules version, and
 // how many there are in all.
 func (s *Store) StaleTriples(ctx context.Context, version, limit int) ([]StaleOwner, int, error) {
-	out, total, err := s.staleOwners(ctx, KindFact, "triple_rules", version, limit)
+	out, total, err := s.staleFacts(ctx, "triple_rules", version, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read stale triples: %w", err)
 	}
@@ -297,7 +297,7 @@ func (s *Store) StaleTriples(ctx context.Context, version, limit int) ([]StaleOw
 // SetTriples writes a fact's triples in its own short transaction, but only if its content
 // is still text: a concurrent edit wins, and the sweep picks the fact up again.
 func (s *Store) SetTriples(ctx context.Context, factID int64, text string, ts Triples) error {
-	err := s.writeIfUnchanged(ctx, KindFact, factID, text, func(tx *sql.Tx) error { return putTriples(ctx, tx, factID, text, &ts) })
+	err := s.writeIfUnchanged(ctx, factID, text, func(tx *sql.Tx) error { return putTriples(ctx, tx, factID, text, &ts) })
 	if err != nil {
 		return fmt.Errorf("store triples of fact %d: %w", factID, err)
 	}

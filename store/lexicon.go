@@ -23,14 +23,15 @@ type Owner struct {
 	// Live is false for a fact that is not active and for a chunk of a document that is not
 	// in a person's space (staged or retired): neither may be found.
 	Live bool
-	// Entities are the ids of its entity names (EntityNameIDs), nil while pending.
+	// Entities are the ids of its entity names (EntityNameIDs), nil while pending and for a
+	// chunk, which carries none (schemaChunksNoEntities).
 	Entities []int64
 }
 
 // ownerSelect reads the owners of kind, without their text; the caller appends the WHERE.
 func ownerSelect(kind string) string {
 	if kind == KindChunk {
-		return `SELECT c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, c.entity_ids
+		return `SELECT c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, NULL
 			FROM chunks c JOIN documents d ON d.id = c.doc_id`
 	}
 	return `SELECT f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active', f.entity_ids FROM facts f`
@@ -89,7 +90,7 @@ func (s *Store) OwnersByID(ctx context.Context, kind string, ids []int64) (map[i
 	q := `SELECT f.content, f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active', f.entity_ids
 		FROM facts f WHERE f.id IN (SELECT value FROM json_each(?))`
 	if kind == KindChunk {
-		q = `SELECT c.text, c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, c.entity_ids
+		q = `SELECT c.text, c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, NULL
 			FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`
 	}
 	rows, err := s.db.QueryContext(ctx, q, int64sJSON(ids))

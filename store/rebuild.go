@@ -70,20 +70,18 @@ func recreate(ctx context.Context, tx *sql.Tx, name string) error {
 	return nil
 }
 
-// MarkEntitiesStale stamps every fact's and chunk's entity rows as made by no rules version,
-// so the bounded entity sweep extracts them all again. The rows themselves stay until
-// replaced: the entity leg keeps answering meanwhile.
+// MarkEntitiesStale stamps every fact's entities as made by no rules version, so the
+// bounded entity sweep extracts them all again. The names themselves stay until replaced:
+// the entity leg keeps answering meanwhile.
 func (s *Store) MarkEntitiesStale(ctx context.Context) (int, error) {
 	var n int
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		for _, t := range []string{"facts", "chunks"} {
-			r, err := tx.ExecContext(ctx, `UPDATE `+t+` SET entity_rules = 0 WHERE entity_rules != 0`)
-			if err != nil {
-				return err
-			}
-			m, _ := r.RowsAffected()
-			n += int(m)
+		r, err := tx.ExecContext(ctx, `UPDATE facts SET entity_rules = 0 WHERE entity_rules != 0`)
+		if err != nil {
+			return err
 		}
+		m, _ := r.RowsAffected()
+		n = int(m)
 		return nil
 	})
 	if err != nil {

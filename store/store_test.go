@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -497,20 +498,20 @@ func TestEntities(t *testing.T) {
 		t.Errorf("EntityNames = %v, %v", back, err)
 	}
 
-	stale, total, err := s.StaleEntities(ctx, KindFact, 3, 10)
+	stale, total, err := s.StaleEntities(ctx, 3, 10)
 	if err != nil || total != 1 || len(stale) != 1 || stale[0].ID != pending {
 		t.Fatalf("StaleEntities(v3) = %+v, %d, %v; want only the pending fact", stale, total, err)
 	}
-	if _, total, _ := s.StaleEntities(ctx, KindFact, 4, 10); total != 3 {
+	if _, total, _ := s.StaleEntities(ctx, 4, 10); total != 3 {
 		t.Errorf("StaleEntities(v4) total = %d, want every active fact (3)", total)
 	}
-	if err := s.SetEntities(ctx, KindFact, pending, "stale text", Entities{Version: 3, Names: []string{"x"}}); !errors.Is(err, ErrChanged) {
+	if err := s.SetEntities(ctx, pending, "stale text", Entities{Version: 3, Names: []string{"x"}}); !errors.Is(err, ErrChanged) {
 		t.Errorf("SetEntities on changed text: err = %v, want ErrChanged", err)
 	}
-	if err := s.SetEntities(ctx, KindFact, pending, "not extracted yet", Entities{Version: 3, Names: []string{"extracted"}}); err != nil {
+	if err := s.SetEntities(ctx, pending, "not extracted yet", Entities{Version: 3, Names: []string{"extracted"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, total, _ := s.StaleEntities(ctx, KindFact, 3, 10); total != 0 {
+	if _, total, _ := s.StaleEntities(ctx, 3, 10); total != 0 {
 		t.Errorf("after SetEntities: %d stale, want 0", total)
 	}
 	// An edit without entities makes the fact pending again, with no entities.
@@ -524,15 +525,6 @@ func TestEntities(t *testing.T) {
 		t.Errorf("Stats entities = %d (%v), want 3 (老李, 风格 and extracted)", st.Entities, err)
 	}
 
-	// Chunk entities are stored with the chunk.
-	if _, _, err := s.PutDocument(ctx, DocumentInput{Space: "default", Path: "/a.md", Title: "A", Format: "markdown", Hash: "d1",
-		Chunks: []Chunk{{Ordinal: 0, Text: "杭州机房", Entities: ents("杭州", "机房")}}}); err != nil {
-		t.Fatal(err)
-	}
-	var chunkEnts []byte
-	if err := s.db.QueryRow(`SELECT entity_ids FROM chunks`).Scan(&chunkEnts); err != nil || len(DecodeIDs(chunkEnts)) != 2 {
-		t.Errorf("chunk entity ids = %v (%v), want two", DecodeIDs(chunkEnts), err)
-	}
 }
 
 // TestMigrateInternsEntities: entity rows written before schema v8 become one name each and
@@ -719,4 +711,52 @@ func storeAt(t *testing.T, version int, words func(string) string) (path string,
 // versionBefore is the schema version just before the migration whose SQL is ddl.
 func versionBefore(ddl string) int {
 	return slices.IndexFunc(migrations, func(m migration) bool { return m.sql == ddl })
+}
+
+// TestMigrateDropsChunkEntities: chunks lose their entity columns, the names only chunks
+// carried are deleted, a fact's names stay theirs, and the next new name gets a fresh id.
+func TestMigrateDropsChunkEntities(t *testing.T) {
+	ctx := context.Background()
+	path, db := storeAt(t, versionBefore(schemaChunksNoEntities), strings.ToLower)
+	for _, q := range []string{
+		`INSERT INTO entity_names(name, id) VALUES ('老王', 1), ('风格', 2), ('杭州', 3), ('机房', 4)`,
+		`INSERT OR REPLACE INTO meta(key, value) VALUES ('entity_next_id', 5)`,
+		`INSERT INTO facts(id, space, content, dedupe, status, created_at, updated_after, entity_rules, entity_ids, entity_count, wlen)
+			VALUES (1, 'default', '老王喜欢风格', 1, 'active', 1, 0, 1, x'0102', 2, 2)`,
+		`INSERT INTO documents(id, space, path, title, format, hash, bytes, imported_at) VALUES (1, 'default', '/a.md', 'A', 'markdown', 'd1', 12, 1)`,
+		`INSERT INTO chunks(doc_id, ordinal, text, byte_start, byte_end, line_start, line_end, entity_rules, entity_ids, entity_count, wlen)
+			VALUES (1, 0, '杭州机房和老王', 0, 21, 1, 1, 1, x'030401', 3, 3)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path, Options{Words: strings.ToLower})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ids, err := s.EntityNameIDs(ctx, []string{"老王", "风格", "杭州", "机房"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int64{"老王": 1, "风格": 2}; !maps.Equal(ids, want) {
+		t.Errorf("names after migrating = %v, want %v (the chunk-only names gone)", ids, want)
+	}
+	var cols int
+	if err := s.db.QueryRow(`SELECT count(*) FROM pragma_table_info('chunks') WHERE name LIKE 'entity%'`).Scan(&cols); err != nil || cols != 0 {
+		t.Errorf("chunks keep %d entity columns (%v), want none", cols, err)
+	}
+	// The chunk is still whole and findable after its table was rewritten.
+	var text string
+	if err := s.db.QueryRow(`SELECT text FROM chunks WHERE doc_id = 1`).Scan(&text); err != nil || text != "杭州机房和老王" {
+		t.Errorf("chunk after migrating = %q, %v", text, err)
+	}
+	if _, _, err := s.AddFact(ctx, "default", NewFact{Content: "机房在杭州", Hash: "h2", Entities: &Entities{Version: 1, Names: []string{"机房"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := s.EntityNameIDs(ctx, []string{"机房"}); err != nil || ids["机房"] != 5 {
+		t.Errorf("a new name after migrating = %v, %v; want the next id (5), never a deleted one", ids, err)
+	}
 }

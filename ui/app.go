@@ -192,7 +192,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		newOllamaPanel(u.tasks, opts.ConfigPath, opts.TestOllama), newEvalPanel(u.tasks, evalRun, evalLegs))
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
-	u.recall = newRecallScreen(u.tasks, b)
+	u.recall = newRecallScreen(u.tasks, b, log)
 	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.dialogs, u.log, u.dataChanged)
 	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dialogs, u.dataChanged)
 	u.docs = newDocView(u.tasks, b, u.win, u.dialogs, a)

@@ -136,10 +136,7 @@ func (k *knowledgeScreen) importPaths(paths []string) {
 	k.progressRow.Show()
 	k.importFiles.Disable()
 	k.importFolder.Disable()
-	// Entities are left to the engine's background sweep, as the CLI's import leaves them,
-	// so the window imports at the CLI's speed (kbprogress.go has the rest).
-	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text), DeferEntities: true,
-		Progress: k.importProgress()}
+	req := engine.KBAddRequest{Paths: paths, Space: strings.TrimSpace(k.space.Text), Progress: k.importProgress()}
 	k.cancelImport = k.t.start(func(ctx context.Context) {
 		res, err := k.b.KBAdd(ctx, req)
 		k.t.do(func() { k.imported(res, err) })

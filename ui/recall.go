@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,9 +123,9 @@ func chosen[T any](choices []selectChoice[T], sel *widget.Select) T {
 	return choices[0].value
 }
 
-func newRecallScreen(t *tasks, b Backend) *recallScreen {
+func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	r := &recallScreen{hitList: newHitList(), now: time.Now}
-	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request,
+	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request, log: log,
 		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
 	r.query.SetPlaceHolder(lang.L("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)"))
@@ -382,6 +383,12 @@ type liveSearch struct {
 
 	cancel context.CancelFunc
 	gen    int // the newest search; older answers are dropped
+
+	// log, when set, gets one debug line per answer shown after typing: the time from the
+	// last keystroke to the rows built, which is what a person waits for (and how issue 26's
+	// "within 100 ms from the first second" is measured on a real window).
+	log     *slog.Logger
+	lastKey time.Time
 }
 
 // settled reports that no search waits for typing to pause or for its answer: what the
@@ -389,7 +396,10 @@ type liveSearch struct {
 func (s *liveSearch) settled() bool { return s.cancel == nil && !s.typing.due }
 
 // typed schedules a search once typing pauses.
-func (s *liveSearch) typed() { s.typing.trigger(s.t, s.run) }
+func (s *liveSearch) typed() {
+	s.lastKey = time.Now()
+	s.typing.trigger(s.t, s.run)
+}
 
 // again runs the shown query once more, quietly: no pending, and the answer goes to
 // answerAgain when it succeeds and one is set (the data changed, not the query).
@@ -416,8 +426,11 @@ func (s *liveSearch) start(quiet bool) {
 	if s.pending != nil && !quiet {
 		s.pending()
 	}
+	lastKey := s.lastKey
 	s.cancel = s.t.start(func(ctx context.Context) {
+		began := time.Now()
 		res, err := s.b.Recall(ctx, req)
+		took := time.Since(began)
 		s.t.do(func() {
 			if gen != s.gen {
 				return // a newer query owns the screen
@@ -428,6 +441,10 @@ func (s *liveSearch) start(quiet bool) {
 				return
 			}
 			s.answer(res, err)
+			if s.log != nil && !quiet && !lastKey.IsZero() {
+				s.log.Debug("search shown", "hits", len(res.Hits), "recall", took,
+					"after_last_key", time.Since(lastKey), "debounce", s.typing.delay)
+			}
 		})
 	})
 }

@@ -713,7 +713,7 @@ type ownerEntities struct {
 	Rows         []string
 }
 
-// dumpEntities reads every active owner's stamp and entities (names, sorted).
+// dumpEntities reads every active fact's stamp and entities (names, sorted).
 func dumpEntities(t *testing.T, path string) map[ownerKey]ownerEntities {
 	t.Helper()
 	db := openForCheck(t, path)
@@ -733,8 +733,7 @@ func dumpEntities(t *testing.T, path string) map[ownerKey]ownerEntities {
 	}
 	rows.Close()
 	out := map[ownerKey]ownerEntities{}
-	rows, err = db.Query(`SELECT 'fact', id, entity_rules, entity_count, entity_ids FROM facts WHERE status = 'active'
-		UNION ALL SELECT 'chunk', id, entity_rules, entity_count, entity_ids FROM chunks`)
+	rows, err = db.Query(`SELECT 'fact', id, entity_rules, entity_count, entity_ids FROM facts WHERE status = 'active'`)
 	if err != nil {
 		t.Fatalf("read owners: %v", err)
 	}
@@ -834,8 +833,9 @@ func killAfterFirstCommit(t *testing.T, cmd *exec.Cmd, db string, delay time.Dur
 }
 
 // TestCrashDuringEntitiesSweep kills `admin entities-sweep --all` at seeded random moments of
-// its sweep. The rows it sweeps are the honest kind: `remember` and `kb add` from the CLI
-// never load the entity extractor, so every fact and chunk they write is stamped pending.
+// its sweep. The facts it sweeps are the honest kind: `remember` from the CLI never loads the
+// entity extractor, so every fact it writes is stamped pending (an imported folder's chunks
+// carry no entities at all).
 // After every kill the database must be intact and every owner either pending with no entity
 // rows, or stamped with the current rules version and holding exactly the rows a clean sweep
 // of the same database gives it (never a stamp without its rows, or rows of two versions).
@@ -846,7 +846,7 @@ func TestCrashDuringEntitiesSweep(t *testing.T) {
 	// Every sweep process loads the entity extractor (seconds of CPU) before it writes, so
 	// each kill costs seconds: a handful under -short.
 	wantKills := killsWanted(50, 2)
-	const facts = 20
+	const facts = 60
 	bin := memdeskBinary(t)
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 0xe471))

@@ -247,7 +247,7 @@ func TestEntitySearch(t *testing.T) {
 	if _, err := other.SetFactStatus(ctx, wang, store.StatusDeleted); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.SetEntities(ctx, store.KindFact, li, "老李喜欢复古风格", store.Entities{Version: 2, Names: []string{"老李", "复古"}}); err != nil {
+	if err := other.SetEntities(ctx, li, "老李喜欢复古风格", store.Entities{Version: 2, Names: []string{"老李", "复古"}}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = x.EntitySearch(ctx, store.KindFact, "default", []string{"老王", "风格"}, all, 10)

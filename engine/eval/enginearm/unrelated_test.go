@@ -86,9 +86,12 @@ func TestUnrelatedQuestionsDevSets(t *testing.T) {
 		// Memory stores, pooled: measured 0.912 and 0.966, recall@10 0.428 and 0.572.
 		{"longmemeval-s pooled", "longmemeval-s", "scifact", 240, eval.ScopeNone, 0.89, 0.40},
 		{"madial-zh pooled", "madial-zh", "cmrc2018-sentences", 320, eval.ScopeNone, 0.94, 0.55},
-		// Knowledge corpora: measured 0.271 and 0.131, recall@10 0.825 and 0.857.
+		// Knowledge corpora: measured 0.271 and 0.131, recall@10 0.825 and 0.857. CMRC fell
+		// to 0.106 when every Chinese word became findable (56c2507; recall@10 0.858 since
+		// c947fd3): daily-life questions share real words with encyclopedia sentences, words
+		// a fixed function-character list used to throw away.
 		{"scifact", "scifact", "longmemeval-s", 240, eval.ScopeNone, 0.25, 0.80},
-		{"cmrc2018-sentences", "cmrc2018-sentences", "madial-zh", 0, eval.ScopeNone, 0.11, 0.83},
+		{"cmrc2018-sentences", "cmrc2018-sentences", "madial-zh", 0, eval.ScopeNone, 0.08, 0.83},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := unrelatedRun(t, filepath.Join(dev, tc.set), filepath.Join(dev, tc.unrelated), tc.limit, tc.scope)
