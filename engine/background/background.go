@@ -122,6 +122,9 @@ type Unit struct {
 	TermSpecificity []float64
 	Surface         string
 	Specificity     float64
+	// Name: a Chinese pair the table does not know as a word (CJKWord.Unknown), most often
+	// a name. English words the table lacks are not marked: jargon as often as names.
+	Name bool
 }
 
 // partWorth is what holding one piece of a compound is worth, as a share of the piece's own
@@ -212,6 +215,7 @@ func cjkUnits(terms []analysis.Term, cjkWords func(run string) []CJKWord) []Unit
 			All:         true,
 			Surface:     strings.Join(chars[w.Start:w.Start+w.Len], ""),
 			Specificity: w.Specificity,
+			Name:        w.Unknown,
 		})
 	}
 	return out

@@ -146,6 +146,8 @@ func segmentZH(run []rune, total float64) []zhWord {
 type CJKWord struct {
 	Start, Len  int
 	Specificity float64
+	// Unknown: two single characters the table does not know as a word, most often a name.
+	Unknown bool
 }
 
 // ChineseWords cuts a Han run into words by the table and keeps those that can carry a
@@ -172,7 +174,7 @@ func ChineseWords(run string) []CJKWord {
 		}
 		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
 		if single && prevSingle && total > unknownPairCount {
-			out = append(out, CJKWord{Start: w.start - 1, Len: 2, Specificity: math.Log(total / unknownPairCount)})
+			out = append(out, CJKWord{Start: w.start - 1, Len: 2, Specificity: math.Log(total / unknownPairCount), Unknown: true})
 		}
 		prevSingle = single
 	}
@@ -238,11 +240,13 @@ type PairKind uint8
 // Pair kinds, from what says most about a text to what says least.
 const (
 	// ContentPair: inside a word that is not frequent grammar (过敏 of 我对花生过敏), two
-	// single characters that are no grammar (a name's: 晓燕), across two content words (生过
-	// of 花生过敏: a text holding it holds the phrase), or kana or Hangul.
+	// single characters that are no grammar (a name's: 晓燕), a single character against a
+	// word (晏 of 司马晏 is cut off by the table), or kana or Hangul.
 	ContentPair PairKind = iota
 	// LoosePair: two single characters, one of them grammar on its own (我对, 的车), which
-	// may also be a name's (于乐: 于 is a surname as well as a preposition).
+	// may also be a name's (于乐: 于 is a surname as well as a preposition); or the end of
+	// one word and the start of the next (生过 of 花生过敏, 术研 of 技术研究院), which
+	// mostly stands for two other words in a text that holds it (发生过, 技术研发).
 	LoosePair
 	// GrammarPair: inside a frequent grammatical word (我们, 就是; isGrammaticalWord), or a
 	// grammatical character against a word (对花 of 我对花生).
@@ -270,6 +274,12 @@ func PairKinds(run string) []PairKind {
 		}
 		// The pair across the boundary between the word before and this one.
 		prev := words[k-1]
+		if prev.n >= 2 && w.n >= 2 {
+			// The end of one word and the start of the next: 术研 of 技术研究院, 缘关 of
+			// 血缘关系. A text holding the pair mostly holds two other words (技术研发,
+			// 机缘关键); the words either side carry the question's evidence.
+			out[w.start-1] = LoosePair
+		}
 		for _, x := range []zhWord{prev, w} {
 			if x.n == 1 && x.known && isGrammaticalChar(x.entry) {
 				if prev.n == 1 && w.n == 1 {

@@ -138,10 +138,10 @@ func TestPairKinds(t *testing.T) {
 	}
 	cases := []struct{ run, want string }{
 		// 我对 is two single characters, 我 and 对 grammar: loose. 对花 leans on 对 against
-		// the word 花生: grammar. 生过 joins 花生 and 过敏: content.
-		{"我对花生过敏", "我对:1 对花:2"},
-		// 们在 joins 我们 and 在家, two words: content.
-		{"我们在家办公", "我们:2"},
+		// the word 花生: grammar. 生过 joins 花生 and 过敏, the ends of two words: loose.
+		{"我对花生过敏", "我对:1 对花:2 生过:1"},
+		// 们在 joins 我们 and 在家, 家办 在家 and 办公: loose.
+		{"我们在家办公", "我们:2 们在:1 家办:1"},
 		{"于乐的职业", "于乐:1 乐的:1 的职:2"},
 		{"三体", ""},
 		{"过敏", ""},

@@ -28,8 +28,9 @@ import (
 // person's store; in a larger scope more, as its best text holds more of any clause by chance
 // (Floors.coverageBar).
 const (
-	topicUnits  = 3
-	mostOfShare = 0.5
+	topicUnits        = 3
+	mostOfShare       = 0.5
+	unknownTopicShare = 1.0 / 3
 )
 
 // Unit is one place in a query clause that can carry its topic, as package background
@@ -55,6 +56,13 @@ type clauseBits struct {
 	total    float64
 	units    []unitBits
 	specific []int
+	// unknownTopic: the clause's most specific unit is a name (Unit.Name) no text of the
+	// scope holds, and at least unknownTopicShare of the clause (赵鹏 of 赵鹏的职业是什么,
+	// in a store that never mentions him). The question is about someone the store does
+	// not know, and a text holding its other words answers it only if it holds most of the
+	// clause. In a long sentence one name the store lacks is a detail, not the topic; and a
+	// word the store lacks (下场 of 邓飏的下场是什么) is what is asked about the topic.
+	unknownTopic bool
 }
 
 // unitBits is one unit in a source's term bits. An All unit needs all of its bits together
@@ -71,16 +79,22 @@ type unitBits struct {
 
 func newCoverage(clauses []Clause, src *Source) coverage {
 	bit := map[string]uint64{}
+	held := map[string]bool{} // terms some text of the scope may hold (DF not given: may)
 	for i, t := range src.LexicalTerms {
 		if i < 64 {
 			bit[t.Text] = 1 << i
+		}
+		if i >= len(src.DF) || src.DF[i] > 0 {
+			held[t.Text] = true
 		}
 	}
 	var c coverage
 	for i := range clauses {
 		cl := &clauses[i]
 		cb := clauseBits{clause: cl}
-		for _, u := range cl.Units {
+		known := make([]bool, len(cl.Units))
+		for k, u := range cl.Units {
+			known[k] = unitKnown(u, held, src)
 			cb.total += u.Specificity
 			ub := unitBits{whole: u.Specificity}
 			for j, s := range src.Substrings {
@@ -112,10 +126,36 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 		}
 		if cb.total > 0 {
 			cb.specific = mostSpecificFirst(cl.Units)
+			top := cb.specific[0]
+			cb.unknownTopic = cl.Units[top].Name && !known[top] && cl.Units[top].Specificity >= unknownTopicShare*cb.total
 			c.clauses = append(c.clauses, cb)
 		}
 	}
 	return c
+}
+
+// unitKnown reports whether some text of the scope may hold u: each of an All unit's terms,
+// any term of another, or its surface as a substring.
+func unitKnown(u Unit, held map[string]bool, src *Source) bool {
+	for j, s := range src.Substrings {
+		if j < len(src.SubstringDF) && src.SubstringDF[j] > 0 && strings.EqualFold(s, u.Surface) {
+			return true
+		}
+	}
+	if u.All {
+		for _, t := range u.Terms {
+			if !held[t] {
+				return false
+			}
+		}
+		return len(u.Terms) > 0
+	}
+	for _, t := range u.Terms {
+		if held[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // measurable reports whether the query has any unit at all: a query of numbers, stopwords or
@@ -134,7 +174,7 @@ func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 			held += u.held(cand, loose)
 		}
 		share := held / cb.total
-		if share < mostOfShare && !cb.holdsTopic(cand, loose) {
+		if share < mostOfShare && (cb.unknownTopic || !cb.holdsTopic(cand, loose)) {
 			share = 0
 		}
 		if share > best {

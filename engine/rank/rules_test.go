@@ -262,6 +262,8 @@ func TestCoverageOfAClause(t *testing.T) {
 		Substrings: []string{"Sourdough"}}
 	word := Unit{Terms: []string{"简约", "约风", "风格"}, All: true, Surface: "简约风格", Specificity: 12}
 	pair := Unit{Terms: []string{"风格"}, All: true, Surface: "风格", Specificity: 8}
+	topic := Unit{Terms: []string{"风格"}, All: true, Surface: "风格", Specificity: 14}
+	name := Unit{Terms: []string{"赵鹏"}, All: true, Surface: "赵鹏", Specificity: 12, Name: true}
 	compound := Unit{Terms: []string{"amp-activ", "amp", "activ"}, TermSpecificity: []float64{17, 12, 9},
 		Surface: "AMP-activated", Specificity: 17}
 	kinase := Unit{Terms: []string{"kinas"}, TermSpecificity: []float64{13}, Surface: "kinase", Specificity: 13}
@@ -282,7 +284,12 @@ func TestCoverageOfAClause(t *testing.T) {
 		want    float64
 	}{
 		// 约风 is held by no text of the scope: no text can hold the whole word.
-		{"a Chinese word needs all its bigrams", []Clause{{Units: []Unit{word, pair}}}, Candidate{Terms: 0b011}, false, 8.0 / 20},
+		{"a Chinese word needs all its bigrams", []Clause{{Units: []Unit{word, topic}}}, Candidate{Terms: 0b011}, false, 14.0 / 26},
+		// The clause's most specific unit is a name no text holds: its other word, less
+		// than half of the clause, answers nothing. A word no text holds is what is asked
+		// of the topic, and leaves the rest its share.
+		{"the name no text holds", []Clause{{Units: []Unit{name, pair}}}, Candidate{Terms: 0b011}, false, 0},
+		{"a word no text holds", []Clause{{Units: []Unit{word, pair}}}, Candidate{Terms: 0b011}, false, 8.0 / 20},
 		{"the compound itself", []Clause{claim}, Candidate{Terms: 0b00100}, false, 17.0 / 30},
 		{"a part of a compound is worth the part", []Clause{claim}, Candidate{Terms: 0b01000}, false, 9.0 / 30},
 		{"the compound and another word", []Clause{claim}, Candidate{Terms: 0b11100}, false, 1},
@@ -369,7 +376,7 @@ func TestCoverageBarRisesWithTheScope(t *testing.T) {
 	source := func(n int) *Source {
 		return &Source{Kind: "memory", N: n,
 			LexicalTerms: []Term{{Text: "autophagi", Run: 0}, {Text: "declin", Run: 1}, {Text: "organ", Run: 2}},
-			DF:           []int{0, 1, 0},
+			DF:           []int{2, 1, 0},
 			Candidates:   map[Key]Candidate{text: {Terms: 0b010, TextLen: 40}},
 			Lexical:      []LexicalList{{Index: Words, Scores: []Score{{Key: text, Raw: 3}}}},
 		}

@@ -1,6 +1,7 @@
 // Package rewrite removes question words and filler from a query so that its content words
 // remain. The engine grades this rewrite beside the original query, each with its own FTS
-// bar, so "老王喜欢什么风格" can reach a memory that says "老王喜欢简约风格".
+// bar, so "老王喜欢什么风格" can reach a memory that says "老王喜欢简约风格". Where a question
+// word goes, a space stays: the characters either side of it were never neighbours.
 //
 // It is pure and errs towards keeping text: a word wrongly kept costs a little precision, a
 // word wrongly removed can lose the one term that mattered. So:
@@ -26,7 +27,7 @@ import (
 )
 
 // Strip removes question words and filler so that the content words remain:
-// "老王喜欢什么风格" -> "老王喜欢风格"; "what is the staging cluster" -> "staging cluster";
+// "老王喜欢什么风格" -> "老王喜欢 风格"; "what is the staging cluster" -> "staging cluster";
 // "how do I deploy the app" -> "deploy app". It returns "" when nothing but filler remains,
 // and the input unchanged when there is nothing to strip. What remains has its whitespace
 // collapsed and no punctuation at either end. Bytes that are not valid UTF-8 become spaces.
@@ -36,8 +37,8 @@ func Strip(q string) string {
 	if !removed {
 		return q
 	}
-	// Removing a word can make another: "什什么么" leaves "什么". Stop at a fixed point, which
-	// is also what makes Strip idempotent.
+	// A removal can leave text that another pass removes. Stop at a fixed point, which is
+	// also what makes Strip idempotent.
 	for {
 		next, removed := stripOnce(out)
 		if !removed {
@@ -68,10 +69,12 @@ func stripOnce(q string) (string, bool) {
 		}
 		if n := zhFillerLen(q, i); n > 0 {
 			removed = true
-			// "deploy什么app": the Chinese between two words was also the space between them.
+			// The question word stood between two words, and still parts them: "deploy什么app"
+			// had no other space, and 莱索托哪一年 must not become 莱索托一年, whose 托一
+			// is a pair no text means (it matched 委托一份).
 			last, _ := utf8.DecodeLastRune(out)
 			next, _ := utf8.DecodeRuneInString(q[i+n:])
-			if isWordRune(last) && isWordRune(next) {
+			if isLetter(last) && isLetter(next) {
 				out = append(out, ' ')
 			}
 			i += n
@@ -115,6 +118,9 @@ func tidy(s string) string {
 
 func isSeparator(r rune) bool { return strings.ContainsRune(",，、;；:：", r) }
 func isTerminal(r rune) bool  { return strings.ContainsRune(".。?？!！…", r) }
+
+// isLetter reports a letter or digit of any script, CJK included.
+func isLetter(r rune) bool { return isWordRune(r) || query.IsCJK(r) }
 
 // isWordRune reports the letters and digits of space-separated scripts. CJK letters are not
 // among them: "老王what" holds the English word "what".
