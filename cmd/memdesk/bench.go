@@ -26,13 +26,14 @@ import (
 	"github.com/memdesk/memdesk/engine"
 	"github.com/memdesk/memdesk/engine/eval"
 	"github.com/memdesk/memdesk/engine/synth"
+	"github.com/memdesk/memdesk/internal/synthbench"
 )
 
 const benchUsage = `bench [--facts 10000,100000,300000] [--queries 200] [--seed 1] [--json]`
 
 const (
 	// benchK is the hits asked per query, of memdesk and of the baseline alike.
-	benchK = 10
+	benchK = synthbench.K
 	// restartQuery is what a restarted engine answers first: a common two-character
 	// Chinese word, neither the cheapest nor the dearest kind of query in the mix.
 	restartQuery = "咖啡"
@@ -149,10 +150,6 @@ func parseSizes(s string) ([]int, error) {
 	return sizes, nil
 }
 
-// benchDocuments is how many synthetic documents go in beside n facts: a knowledge side
-// present in every recall, small next to the facts.
-func benchDocuments(n int) int { return min(max(n/1000, 4), 200) }
-
 func (c *cli) benchSize(ctx context.Context, run benchRun, n int) (res benchResult, err error) {
 	resetPeakRSS()
 	dir, err := os.MkdirTemp("", "memdesk-bench-")
@@ -179,9 +176,7 @@ func (c *cli) benchSize(ctx context.Context, run benchRun, n int) (res benchResu
 	}
 	res.EntitiesLoadMS = millis(time.Since(start))
 
-	gen := synth.New(run.seed)
-	facts := gen.Facts(n)
-	docs := gen.Documents(benchDocuments(n))
+	facts, docs := synthbench.Corpus(run.seed, n)
 	res.Facts, res.Documents = n, len(docs)
 	for _, f := range facts {
 		res.RawTextBytes += int64(len(f))
@@ -189,7 +184,7 @@ func (c *cli) benchSize(ctx context.Context, run benchRun, n int) (res benchResu
 
 	progress, done := c.countProgress(fmt.Sprintf("%d facts: ingest", n))
 	start = time.Now()
-	stored, err := full.RememberBatch(ctx, "", facts, func(d int) {
+	err = synthbench.RememberFacts(ctx, full, facts, func(d int) {
 		if progress != nil {
 			progress(d, n) // a progress bar's error only loses the bar
 		}
@@ -199,14 +194,9 @@ func (c *cli) benchSize(ctx context.Context, run benchRun, n int) (res benchResu
 	if err != nil {
 		return res, err
 	}
-	for i, s := range stored {
-		if s.Err != "" || s.Status != engine.StatusAdded {
-			return res, fmt.Errorf("synthetic fact %d %q not added (%s%s): the corpus is not what it claims", i, facts[i], s.Status, s.Err)
-		}
-	}
 	res.IngestFactsPerS = float64(n) / elapsed.Seconds()
 
-	chunks, raw, err := importDocuments(ctx, full, filepath.Join(dir, "docs"), docs)
+	chunks, raw, err := synthbench.ImportDocuments(ctx, full, filepath.Join(dir, "docs"), docs)
 	if err != nil {
 		return res, err
 	}
@@ -242,18 +232,18 @@ func (c *cli) benchSize(ctx context.Context, run benchRun, n int) (res benchResu
 	}
 	defer closeInto(&err, func() error { return baseline.drop(context.WithoutCancel(ctx)) })
 
-	arms := []*benchArm{
-		{name: "memdesk", answer: recaller(full)},
-		{name: "lexical", answer: recaller(lexical)},
-		{name: "baseline", answer: baseline.search},
+	arms := []*synthbench.Arm{
+		{Name: "memdesk", Answer: recaller(full)},
+		{Name: "lexical", Answer: recaller(lexical)},
+		{Name: "baseline", Answer: baseline.search},
 	}
 	progress, done = c.countProgress(fmt.Sprintf("%d facts: recall", n))
-	err = timeArms(ctx, arms, synth.Queries(), run.queries, progress)
+	err = synthbench.TimeArms(ctx, arms, synth.Queries(), run.queries, progress)
 	done()
 	if err != nil {
 		return res, err
 	}
-	fused, lex, base := arms[0].samples, arms[1].samples, arms[2].samples
+	fused, lex, base := arms[0].Samples, arms[1].Samples, arms[2].Samples
 	res.Queries = len(fused)
 	res.RecallMS = eval.Percentiles(fused)
 	res.LegsMS.FTS = eval.Percentiles(lex)
@@ -283,77 +273,6 @@ func recaller(e *engine.Engine) func(ctx context.Context, q string) error {
 		_, err := e.Recall(ctx, engine.RecallRequest{Query: q, K: benchK})
 		return err
 	}
-}
-
-// importDocuments writes docs under dir, imports them as knowledge, and returns their
-// chunks' texts (for the baseline) and the documents' size.
-func importDocuments(ctx context.Context, e *engine.Engine, dir string, docs []synth.Document) ([]string, int64, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, 0, fmt.Errorf("write documents: %w", err)
-	}
-	var raw int64
-	for _, d := range docs {
-		if err := os.WriteFile(filepath.Join(dir, d.Name), []byte(d.Text), 0o600); err != nil {
-			return nil, 0, fmt.Errorf("write documents: %w", err)
-		}
-		raw += int64(len(d.Text))
-	}
-	added, err := e.KBAdd(ctx, engine.KBAddRequest{Paths: []string{dir}})
-	if err != nil {
-		return nil, 0, err
-	}
-	if added.Added != len(docs) {
-		return nil, 0, fmt.Errorf("import documents: %d of %d added (%d skipped, %d failed)",
-			added.Added, len(docs), added.Skipped, added.Failed)
-	}
-	var chunks []string
-	for _, f := range added.Files {
-		cs, err := e.KBChunks(ctx, f.DocID)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, c := range cs {
-			chunks = append(chunks, c.Text)
-		}
-	}
-	return chunks, raw, nil
-}
-
-// benchArm is one way of answering the query mix, with its per-query times.
-type benchArm struct {
-	name    string
-	answer  func(ctx context.Context, q string) error
-	samples []time.Duration
-}
-
-// timeArms runs the query mix, repeated to at least atLeast queries, through every arm
-// after one untimed warm-up round. The arms take turns on each query, starting with a
-// different one each time, so a burst of load from elsewhere on the machine falls on all of
-// them alike, and sample i of every arm is the same query at nearly the same moment.
-func timeArms(ctx context.Context, arms []*benchArm, mix []string, atLeast int, progress eval.Progress) error {
-	rounds := (atLeast + len(mix) - 1) / len(mix)
-	total := rounds * len(mix)
-	for _, a := range arms {
-		a.samples = make([]time.Duration, 0, total)
-	}
-	for round := -1; round < rounds; round++ {
-		for qi, q := range mix {
-			for j := range arms {
-				a := arms[(max(round, 0)+qi+j)%len(arms)]
-				start := time.Now()
-				if err := a.answer(ctx, q); err != nil {
-					return fmt.Errorf("%s: query %q: %w", a.name, q, err)
-				}
-				if round >= 0 {
-					a.samples = append(a.samples, time.Since(start))
-				}
-			}
-			if round >= 0 && progress != nil {
-				progress((round*len(mix))+qi+1, total) // a progress bar's error only loses the bar
-			}
-		}
-	}
-	return nil
 }
 
 // openPlain opens the database file with a connection of its own, outside the store: the
