@@ -223,16 +223,20 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 // runSemantic), with an Embedder, and extracts the entities of facts stored while the
 // extractor loaded, until ctx is cancelled. The owner cancels ctx and waits for it.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.setWork(Work{})
+	e.setWork(Work{Task: WorkWarming})
 	e.Warm(ctx)
-	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, nil); err != nil {
+	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkStatements)); err != nil {
 		return err
 	}
+	e.setWork(Work{Task: WorkLoading})
 	if err := e.LoadEntities(ctx); err != nil {
 		return err
 	}
-	if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, nil); err != nil {
+	if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames)); err != nil {
 		return err
 	}
+	e.setWork(Work{})
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
@@ -295,8 +299,10 @@ func (e *Engine) sweepEntitiesWhenWanted(ctx context.Context) {
 			return
 		case <-e.entitiesWanted:
 		}
-		if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, nil); err != nil && ctx.Err() == nil {
-			e.log.Warn("entity sweep after an import stopped; the next one resumes it", "err", err)
+		_, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames))
+		e.setWork(Work{})
+		if err != nil && ctx.Err() == nil {
+			e.log.Warn("entity sweep stopped; the next one resumes it", "err", err)
 		}
 	}
 }

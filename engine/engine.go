@@ -136,7 +136,8 @@ type Engine struct {
 
 	ents     atomic.Pointer[entity.Extractor] // nil until loaded
 	sweeping atomic.Bool                      // an entity sweep pass is running
-	// entitiesWanted wakes Run's entity sweep after an import that deferred extraction.
+	work     atomic.Pointer[Work]             // what Run is doing; nil when idle
+	// entitiesWanted wakes Run's entity sweep when a fact was stored pending.
 	entitiesWanted chan struct{}
 	// compactWanted wakes Run's compaction of the search indexes after writes.
 	compactWanted chan struct{}

@@ -44,6 +44,12 @@ type SemanticSource interface {
 	SemanticState() string
 }
 
+// BackgroundSource reports the engine's background work (engine.Engine.BackgroundWork) for
+// the status line. It must not block.
+type BackgroundSource interface {
+	BackgroundWork() engine.Work
+}
+
 // SemanticFunc adapts a function to SemanticSource, e.g.
 // ui.SemanticFunc(func() string { return boot.State().String() }).
 type SemanticFunc func() string
@@ -57,7 +63,10 @@ type Options struct {
 	// Semantic is polled every SemanticPoll for the status bar; nil shows "semantic: off".
 	Semantic     SemanticSource
 	SemanticPoll time.Duration
-	Logger       *slog.Logger
+	// Background, polled with Semantic, shows what the engine's Run is doing; nil shows
+	// nothing.
+	Background BackgroundSource
+	Logger     *slog.Logger
 	// Eval runs the built-in gold set for the eval panel in Settings; nil runs it through a
 	// real engine over a scratch database in a temporary directory, never the user's.
 	Eval EvalFunc
@@ -178,7 +187,7 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 
 	b := opts.Backend
 	u.dialogs = newDialogs(u.win)
-	u.status = newStatusBar(u.tasks, opts.Semantic, opts.SemanticPoll)
+	u.status = newStatusBar(u.tasks, opts.Semantic, opts.Background, opts.SemanticPoll)
 	u.reach = newReach(u, opts.Hotkeys, opts.NoHotkeyWhy, opts.TrayLikely)
 	evalRun, evalLegs := opts.Eval, []string(nil)
 	if evalRun == nil {

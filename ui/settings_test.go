@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -207,6 +208,56 @@ func TestWindowStepsWordEveryKind(t *testing.T) {
 	} {
 		if got := windowStep("entities-sweep", tc.step); got != tc.want {
 			t.Errorf("windowStep(%+v) = %q, want %q", tc.step, got, tc.want)
+		}
+	}
+}
+
+// TestStatusShowsBackgroundWork: while the engine's Run loads the extractor and finds the
+// names of facts stored pending, the status line says so; once Run is idle it says nothing.
+func TestStatusShowsBackgroundWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the entity extractor (seconds)")
+	}
+	eng, err := engine.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"老王喜欢简约风格", "Alice maintains the billing service"} {
+		if _, err := eng.Remember(context.Background(), engine.RememberRequest{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarnessOn(t, eng, Options{Background: eng, SemanticPoll: 10 * time.Millisecond}, nil).start()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- eng.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	h.waitFor("the status line to show the extractor loading", func() bool {
+		return h.u.status.busy.Text == "· loading the name finder…"
+	})
+	h.waitFor("the status line to clear once the names are found", func() bool {
+		return h.u.status.busy.Text == "" && eng.BackgroundWork() == engine.Work{}
+	})
+}
+
+func TestWorkLine(t *testing.T) {
+	for _, tc := range []struct {
+		w    engine.Work
+		want string
+	}{
+		{engine.Work{}, ""},
+		{engine.Work{Task: engine.WorkWarming}, "· preparing search…"},
+		{engine.Work{Task: engine.WorkNames}, "· finding names"},
+		{engine.Work{Task: engine.WorkNames, Done: 12000, Total: 100000}, "· finding names 12,000 of 100,000"},
+		{engine.Work{Task: engine.WorkStatements, Done: 0, Total: 1500}, "· checking statements 0 of 1,500"},
+	} {
+		if got := workLine(tc.w); got != tc.want {
+			t.Errorf("workLine(%+v) = %q, want %q", tc.w, got, tc.want)
 		}
 	}
 }

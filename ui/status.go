@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,13 +15,15 @@ import (
 	"github.com/memdesk/memdesk/engine"
 )
 
-// statusBar is the line under every screen: the semantic leg's state and what the
-// database holds.
+// statusBar is the line under every screen: the semantic leg's state, the engine's
+// background work while there is some, and what the database holds.
 type statusBar struct {
 	t        *tasks
 	source   SemanticSource
+	work     BackgroundSource
 	poll     time.Duration
 	semantic *widget.Label
+	busy     *widget.Label
 	counts   *widget.Label
 	content  fyne.CanvasObject
 	statsGen int
@@ -30,29 +33,39 @@ type statusBar struct {
 	onStats    func(engine.Stats, error)
 }
 
-func newStatusBar(t *tasks, source SemanticSource, poll time.Duration) *statusBar {
-	s := &statusBar{t: t, source: source, poll: poll,
-		semantic: hint(lang.L("semantic: {{.State}}", tmpl{"State": lang.L("off")})), counts: hint("")}
+func newStatusBar(t *tasks, source SemanticSource, work BackgroundSource, poll time.Duration) *statusBar {
+	s := &statusBar{t: t, source: source, work: work, poll: poll,
+		semantic: hint(lang.L("semantic: {{.State}}", tmpl{"State": lang.L("off")})), busy: hint(""), counts: hint("")}
 	s.content = container.NewVBox(widget.NewSeparator(),
-		container.NewHBox(s.semantic, layout.NewSpacer(), s.counts))
+		container.NewHBox(s.semantic, s.busy, layout.NewSpacer(), s.counts))
 	return s
 }
 
-// start polls the semantic state while the window lives. Polling, not events, keeps the
-// source a one-method interface that any bootstrap can satisfy.
+// start polls the semantic state and the background work while the window lives. Polling,
+// not events, keeps each source a one-method interface that any bootstrap can satisfy.
 func (s *statusBar) start() {
 	if s.source == nil {
 		s.setSemantic("")
+	}
+	if s.source == nil && s.work == nil {
 		return
 	}
 	s.t.start(func(ctx context.Context) {
 		tick := time.NewTicker(s.poll)
 		defer tick.Stop()
-		last := ""
+		last, lastWork := "", ""
 		for {
-			if state := s.source.SemanticState(); state != last {
-				last = state
-				s.t.do(func() { s.setSemantic(state) })
+			if s.source != nil {
+				if state := s.source.SemanticState(); state != last {
+					last = state
+					s.t.do(func() { s.setSemantic(state) })
+				}
+			}
+			if s.work != nil {
+				if line := workLine(s.work.BackgroundWork()); line != lastWork {
+					lastWork = line
+					s.t.do(func() { s.busy.SetText(line) })
+				}
 			}
 			select {
 			case <-ctx.Done():
@@ -97,6 +110,36 @@ func semanticLabel(state string) string {
 		word = lang.L("failed")
 	}
 	return word + rest
+}
+
+// workLine words the engine's background work for the status line; "" when it is idle.
+func workLine(w engine.Work) string {
+	count := ""
+	if w.Total > 0 {
+		count = " " + lang.L("{{.Done}} of {{.Total}}", tmpl{"Done": grouped(w.Done), "Total": grouped(w.Total)})
+	}
+	switch w.Task {
+	case "":
+		return ""
+	case engine.WorkWarming:
+		return "· " + lang.L("preparing search…")
+	case engine.WorkStatements:
+		return "· " + lang.L("checking statements") + count
+	case engine.WorkLoading:
+		return "· " + lang.L("loading the name finder…")
+	case engine.WorkNames:
+		return "· " + lang.L("finding names") + count
+	}
+	return "· " + w.Task + count
+}
+
+// grouped writes n with thousands separators (12,000).
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // refreshStats reloads the counts; an older answer arriving late is dropped.

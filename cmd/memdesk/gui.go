@@ -85,7 +85,7 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 		}
 	}
 	u := ui.New(a, ui.Options{Backend: e, Logger: c.log,
-		Semantic: ui.SemanticFunc(e.SemanticState), ConfigPath: c.cfg.Path, TestOllama: c.testOllama,
+		Semantic: ui.SemanticFunc(e.SemanticState), Background: e, ConfigPath: c.cfg.Path, TestOllama: c.testOllama,
 		Hotkeys: keys, NoHotkeyWhy: noKey, TrayLikely: c.trayLikely(ctx)})
 	if ln != nil {
 		serveCtx, stopServing := context.WithCancel(ctx)
