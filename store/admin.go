@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
+	"time"
 )
 
 // Stats counts what the database holds.
@@ -136,50 +138,142 @@ func (s *Store) sqliteIntegrity(ctx context.Context, problems *[]string) error {
 // while other connections keep reading and writing; it refuses to overwrite a file. It
 // returns the copy's size.
 //
-// The copy holds every memory, so it is user-only from its first byte: Backup creates dest
-// itself, empty, with O_EXCL and mode 0600, and VACUUM INTO then fills that file (SQLite
-// accepts an existing empty file, and keeps its mode; left to itself it would create the file
-// under the process umask, 0644 under the usual 022, and a chmod after would leave the whole
-// write readable by others). O_EXCL is also the one race-free refusal to overwrite. A failed
-// backup removes the file it created, so no empty or partial copy is left to mistake for one.
+// dest appears whole or not at all. VACUUM INTO writes into a private folder beside dest
+// (.memdesk-backup-*, mode 0700, so neither the copy nor SQLite's journal for it, which the
+// VFS creates under the umask, is readable by others while it is written); the copy is
+// synced, then linked to dest, which fails rather than overwrite. Written straight to dest, a
+// backup killed midway left a 0-byte or headless file under a backup's name, to be found out
+// only when someone needed it. A failed backup removes its folder; one killed leaves it,
+// hidden, and the next backup into that folder removes it.
 func (s *Store) Backup(ctx context.Context, dest string) (size int64, err error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", dest, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
+	if _, err := os.Lstat(abs); err == nil {
 		return 0, fmt.Errorf("back up to %q: the file exists; choose a new name", abs)
 	}
+	removeAbandonedBackups(dir)
+	work, err := os.MkdirTemp(dir, backupWorkPrefix+"*")
 	if err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(abs)
-		}
-	}()
-	// A umask can only narrow 0600, but say exactly what is wanted.
-	err = f.Chmod(0o600)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, fmt.Errorf("back up to %q: %w", abs, err)
-	}
-	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+	defer os.RemoveAll(work)
+	partial := filepath.Join(work, "copy.db")
+	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, partial); err != nil {
 		if de, ok := s.diskError(err).(*DiskError); ok {
 			de.Path = abs // the backup's disk is the one that filled
 			err = de
 		}
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
-	fi, err := os.Stat(abs)
+	// Under the umask VACUUM INTO made the copy 0644 (0666 under umask 0): nobody else could
+	// reach it in the 0700 folder, but its name outside will be a link to this very file.
+	if err := os.Chmod(partial, 0o600); err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	size, err = syncedSize(partial)
 	if err != nil {
 		return 0, fmt.Errorf("back up to %q: %w", abs, err)
 	}
+	if err := publish(partial, abs); err != nil {
+		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	}
+	return size, nil
+}
+
+// backupWorkPrefix names the private folders backups are written in.
+const backupWorkPrefix = ".memdesk-backup-"
+
+// backupAbandonedAfter is how long a backup's folder must have been left untouched before
+// another backup removes it: a running backup writes its copy all along.
+const backupAbandonedAfter = 10 * time.Minute
+
+// removeAbandonedBackups removes what backups killed midway left in dir: their private
+// folders, untouched for backupAbandonedAfter. It does its best and never fails the backup: what
+// it cannot remove is leftover space, hidden, not anyone's data and not a backup's name.
+func removeAbandonedBackups(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, backupWorkPrefix+"*"))
+	for _, m := range matches {
+		if newest, ok := newestChange(m); ok && time.Since(newest) > backupAbandonedAfter {
+			_ = os.RemoveAll(m)
+		}
+	}
+}
+
+// newestChange is the latest modification time of folder and the files in it.
+func newestChange(folder string) (time.Time, bool) {
+	fi, err := os.Lstat(folder)
+	if err != nil || !fi.IsDir() {
+		return time.Time{}, false
+	}
+	newest := fi.ModTime()
+	entries, _ := os.ReadDir(folder)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+	}
+	return newest, true
+}
+
+// syncedSize flushes path to disk and returns its size: the copy must be on disk before it
+// takes a backup's name.
+func syncedSize(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
 	return fi.Size(), nil
+}
+
+// publish gives the finished copy at from the name to, never replacing a file: a hard link
+// fails if to exists. Where the file system has no hard links (FAT on a USB stick), to is
+// created empty with O_EXCL, which reserves the name, and the copy renamed over it.
+func publish(from, to string) error {
+	err := os.Link(from, to)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		if errors.Is(err, fs.ErrExist) {
+			return errors.New("the file exists; choose a new name")
+		}
+		return syncDir(filepath.Dir(to))
+	}
+	f, cerr := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(cerr, fs.ErrExist) {
+		return errors.New("the file exists; choose a new name")
+	}
+	if cerr != nil {
+		return cerr
+	}
+	f.Close()
+	if err := os.Rename(from, to); err != nil {
+		os.Remove(to)
+		return err
+	}
+	return syncDir(filepath.Dir(to))
+}
+
+// syncDir makes a new name in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
 }

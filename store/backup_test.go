@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // backupTestStore opens a store whose onVacuum runs as VACUUM INTO starts (from SQLite's
@@ -41,21 +43,31 @@ func backupTestStore(t *testing.T, onVacuum func()) *Store {
 }
 
 // TestBackupIsUserOnlyThroughout backs up under umask 0, where a file SQLite creates itself
-// is 0644, and looks at the copy's mode as VACUUM INTO starts, while it writes and after.
+// is 0666. While VACUUM INTO writes, the copy is in a folder only the user can enter, and the
+// backup's own name does not exist yet; it appears once, whole and 0600.
 func TestBackupIsUserOnlyThroughout(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
-	dest := filepath.Join(t.TempDir(), "copy.db")
-	var atStart string
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy.db")
+	var atStart []string
 	s := backupTestStore(t, func() {
-		if fi, err := os.Stat(dest); err != nil {
-			atStart = err.Error()
-		} else {
-			atStart = fi.Mode().String()
+		if _, err := os.Lstat(dest); err == nil {
+			atStart = append(atStart, "copy.db exists as VACUUM INTO starts")
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, backupWorkPrefix+"*"))
+		for _, m := range matches {
+			fi, err := os.Stat(m)
+			if err != nil || fi.Mode().Perm() != 0o700 {
+				atStart = append(atStart, fmt.Sprintf("work folder %s: %v, %v; want 0700", m, fi.Mode(), err))
+			}
+		}
+		if len(matches) != 1 {
+			atStart = append(atStart, fmt.Sprintf("%d work folders, want 1", len(matches)))
 		}
 	})
 
-	// Watch the file while the copy is written; every mode it ever shows is recorded.
+	// Watch the name while the copy is written; every mode it ever shows is recorded.
 	seen := map[fs.FileMode]bool{}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -79,16 +91,51 @@ func TestBackupIsUserOnlyThroughout(t *testing.T) {
 	if err != nil || size <= 0 {
 		t.Fatalf("Backup = %d, %v", size, err)
 	}
-	if want := fs.FileMode(0o600).String(); atStart != want {
-		t.Errorf("backup file as VACUUM INTO starts: %s, want %s (created user-only before SQLite writes)", atStart, want)
+	for _, problem := range atStart {
+		t.Error(problem)
 	}
 	for mode := range seen {
 		if mode != 0o600 {
-			t.Errorf("backup file was %v at some moment while written, want only 0600", mode)
+			t.Errorf("backup file was %v at some moment, want only 0600", mode)
 		}
 	}
-	if fi, err := os.Stat(dest); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("backup file after: %v, %v; want mode 0600", fi.Mode(), err)
+	if fi, err := os.Stat(dest); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != size {
+		t.Errorf("backup file after: %v, %v; want mode 0600 and %d bytes", fi, err, size)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the folder holds %d entries after the backup, want only the copy", len(entries))
+	}
+}
+
+// TestBackupRemovesWhatAKilledOneLeft: the folder of a backup killed midway is hidden, holds
+// no backup's name, and the next backup into that folder removes it once it is stale.
+func TestBackupRemovesWhatAKilledOneLeft(t *testing.T) {
+	s := backupTestStore(t, func() {})
+	dir := t.TempDir()
+	stale := filepath.Join(dir, backupWorkPrefix+"123")
+	fresh := filepath.Join(dir, backupWorkPrefix+"456")
+	for _, d := range []string{stale, fresh} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "copy.db"), []byte("half a copy"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{filepath.Join(stale, "copy.db"), stale} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Backup(context.Background(), filepath.Join(dir, "copy.db")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a stale backup folder survives the next backup: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a folder written just now (a backup still running) was removed: %v", err)
 	}
 }
 
