@@ -197,7 +197,7 @@ func fallbackTitle(path, format string) string {
 // ReadFile reads and parses the file at path. It checks the size before reading, so a huge
 // or sparse file is refused without being loaded.
 func (p *Parser) ReadFile(ctx context.Context, path string, lim Limits) (Document, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, readFlags, 0)
 	if err != nil {
 		return Document{}, fmt.Errorf("open %q: %w", path, err)
 	}

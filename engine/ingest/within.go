@@ -63,7 +63,7 @@ func OpenWithin(root, path string) (*os.File, error) {
 	if err := sameAsNamed(rootInfo, root); err != nil {
 		return nil, err
 	}
-	f, err := r.Open(rel)
+	f, err := r.OpenFile(rel, readFlags, 0)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
