@@ -406,9 +406,12 @@ func (m *memoriesScreen) bindRow(row *factRow, f engine.FactView) {
 
 func (m *memoriesScreen) add() {
 	m.addButton.Disable()
-	m.acts.add(m.addEntry.Text, strings.TrimSpace(m.space.Text), func(saved bool) {
+	text := m.addEntry.Text
+	m.acts.add(text, strings.TrimSpace(m.space.Text), func(saved bool) {
 		m.addButton.Enable()
-		if saved {
+		// A save can take seconds on a busy store; what was typed meanwhile is the next
+		// memory, not this one's leftovers.
+		if saved && m.addEntry.Text == text {
 			m.addEntry.SetText("")
 		}
 	})

@@ -359,3 +359,42 @@ func TestSettlingGoesByTimeWritten(t *testing.T) {
 		t.Errorf("settling by id: newer #%d, want #7", s.newer.ID)
 	}
 }
+
+// gatedRemember holds each Remember until the test lets it through, as a store busy with
+// other writers does for seconds.
+type gatedRemember struct {
+	Backend
+	gate chan struct{}
+}
+
+func (g gatedRemember) Remember(ctx context.Context, req engine.RememberRequest) (engine.RememberResult, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return engine.RememberResult{}, ctx.Err()
+	}
+	return g.Backend.Remember(ctx, req)
+}
+
+// TestTypingWhileASaveRunsKeepsTheText: the next memory typed while the previous one saves
+// is still in the box when the save ends (issue 27: it was erased 4 times in 5).
+func TestTypingWhileASaveRunsKeepsTheText(t *testing.T) {
+	gate := make(chan struct{})
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { return gatedRemember{e, gate} }).start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	test.Type(m.addEntry, "老王喜欢简约风格")
+	m.addEntry.TypedShortcut(ctrlEnter())
+	m.addEntry.SetText("")
+	test.Type(m.addEntry, "CI uses Python 3.12")
+	close(gate)
+	h.waitFor("the first memory saved", func() bool { return m.pages.length == 1 })
+	h.waitFor("the add button back", func() bool { return !m.addButton.Disabled() })
+	if got := m.addEntry.Text; got != "CI uses Python 3.12" {
+		t.Errorf("add box after the first save = %q, want the memory typed meanwhile", got)
+	}
+	f, _ := m.pages.row(0)
+	if f.Text != "老王喜欢简约风格" {
+		t.Errorf("saved %q, want the memory submitted", f.Text)
+	}
+}

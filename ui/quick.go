@@ -195,7 +195,7 @@ func (q *quickWindow) openSelected() {
 func (q *quickWindow) capture() {
 	text := q.query.Text
 	q.acts.add(text, "", func(saved bool) {
-		if saved {
+		if saved && q.query.Text == text { // what was typed since is kept
 			q.query.SetText("")
 		}
 	})
