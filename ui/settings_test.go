@@ -240,6 +240,11 @@ func TestStatusShowsBackgroundWork(t *testing.T) {
 	h.waitFor("the status line to show the extractor loading", func() bool {
 		return h.u.status.busy.Text == "· loading the name finder…"
 	})
+	// Shown, not only set: laid out at least as wide as its text.
+	h.waitFor("the busy label laid out", func() bool {
+		b := h.u.status.busy
+		return b.Visible() && b.Size().Width >= b.MinSize().Width && b.MinSize().Width > 20
+	})
 	h.waitFor("the status line to clear once the names are found", func() bool {
 		return h.u.status.busy.Text == "" && eng.BackgroundWork() == engine.Work{}
 	})

@@ -25,6 +25,7 @@ type statusBar struct {
 	semantic *widget.Label
 	busy     *widget.Label
 	counts   *widget.Label
+	row      *fyne.Container
 	content  fyne.CanvasObject
 	statsGen int
 
@@ -36,8 +37,8 @@ type statusBar struct {
 func newStatusBar(t *tasks, source SemanticSource, work BackgroundSource, poll time.Duration) *statusBar {
 	s := &statusBar{t: t, source: source, work: work, poll: poll,
 		semantic: hint(lang.L("semantic: {{.State}}", tmpl{"State": lang.L("off")})), busy: hint(""), counts: hint("")}
-	s.content = container.NewVBox(widget.NewSeparator(),
-		container.NewHBox(s.semantic, s.busy, layout.NewSpacer(), s.counts))
+	s.row = container.NewHBox(s.semantic, s.busy, layout.NewSpacer(), s.counts)
+	s.content = container.NewVBox(widget.NewSeparator(), s.row)
 	return s
 }
 
@@ -64,7 +65,10 @@ func (s *statusBar) start() {
 			if s.work != nil {
 				if line := workLine(s.work.BackgroundWork()); line != lastWork {
 					lastWork = line
-					s.t.do(func() { s.busy.SetText(line) })
+					s.t.do(func() {
+						s.busy.SetText(line)
+						s.row.Refresh() // a label's new width takes a new layout of its row
+					})
 				}
 			}
 			select {
