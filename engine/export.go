@@ -213,11 +213,15 @@ func readMemoriesMarkdown(text string) (MemoryExport, error) {
 	ex := MemoryExport{Format: MemoryExportFormat, Memories: []ExportedMemory{}}
 	space := "default"
 	var cur *ExportedMemory
+	// A memory's lines gather in one builder: appending each continuation line to the text
+	// so far copied it again every time, and 800 KB of continuation lines took 165 s.
+	var lines strings.Builder
 	finish := func() error {
 		if cur == nil {
 			return nil
 		}
-		body := cur.Text
+		body := lines.String()
+		lines.Reset()
 		if i := strings.LastIndex(body, mdMarker); i >= 0 && strings.HasSuffix(body, mdMarkerEnd) {
 			meta := body[i+len(mdMarker) : len(body)-len(mdMarkerEnd)]
 			body = body[:i]
@@ -250,9 +254,14 @@ func readMemoriesMarkdown(text string) (MemoryExport, error) {
 			if err := finish(); err != nil {
 				return MemoryExport{}, fmt.Errorf("line %d: %w", n, err)
 			}
-			cur = &ExportedMemory{Text: line[len(mdItem):], Space: space}
+			cur = &ExportedMemory{Space: space}
+			lines.WriteString(line[len(mdItem):])
 		case cur != nil && strings.HasPrefix(line, mdContinued):
-			cur.Text += "\n" + line[len(mdContinued):]
+			// Past the longest memory there is no point reading on: it will be refused.
+			if lines.Len() <= MaxFactBytes+len(mdMarker)+200 {
+				lines.WriteString("\n")
+				lines.WriteString(line[len(mdContinued):])
+			}
 		case strings.HasPrefix(line, mdSpacePrefx):
 			if err := finish(); err != nil {
 				return MemoryExport{}, fmt.Errorf("line %d: %w", n, err)

@@ -138,3 +138,42 @@ func FuzzMemoriesMarkdown(f *testing.F) {
 		}
 	})
 }
+
+// TestMarkdownImportOfManyContinuationLines: a memories file of 2 MB, most of it one memory's
+// continuation lines, is read in one pass, in a fraction of a second (it was quadratic: 800
+// KB took 165 s of CPU, and 2 MB takes minutes). The long memory is refused for its length;
+// the one after it is read whole.
+func TestMarkdownImportOfManyContinuationLines(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("## default\n\n- a memory that never ends\n")
+	for b.Len() < 2<<20 {
+		b.WriteString("  and then it went on\n")
+	}
+	b.WriteString("- CI uses Python 3.12\n")
+	done := make(chan MemoryExport, 1)
+	errc := make(chan error, 1)
+	go func() {
+		ex, err := readMemoriesMarkdown(b.String())
+		if err != nil {
+			errc <- err
+			return
+		}
+		done <- ex
+	}()
+	select {
+	case err := <-errc:
+		t.Fatal(err)
+	case ex := <-done:
+		if len(ex.Memories) != 2 || ex.Memories[1].Text != "CI uses Python 3.12" {
+			t.Fatalf("read %d memories (last %q), want the long one and CI uses Python 3.12", len(ex.Memories), ex.Memories[len(ex.Memories)-1].Text)
+		}
+		if n := len(ex.Memories[0].Text); n <= MaxFactBytes {
+			t.Errorf("the long memory was read as %d bytes, want more than MaxFactBytes so that it is refused, not cut", n)
+		}
+		if _, err := NormalizeFact(ex.Memories[0].Text); err == nil {
+			t.Error("the long memory passes NormalizeFact; want it refused for its length")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a 2 MB memories file is still being read after 20 s")
+	}
+}
