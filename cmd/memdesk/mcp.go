@@ -36,7 +36,52 @@ const (
 	// this bound is also the bound on that echo: a 5 MB query made a 10 MB answer line that
 	// the official TypeScript client refused. Longer text is a document, for kb add.
 	maxQueryBytes = 16 << 10
+
+	// maxAnswerBytes bounds the texts one answer carries. The SDK sends an answer twice (as
+	// text content and as structured content) on one line, and the official TypeScript
+	// client refused a 10 MB line: list_memories of 500 long memories made 63 MB, recall
+	// with a large k 30 MB. What does not fit is left out and said so.
+	maxAnswerBytes = 1 << 20
 )
+
+// fitting returns how many of n items, the i-th taking size(i) bytes of an answer, fit in
+// maxAnswerBytes; always at least one, which fits on its own (a memory is at most 64 KB).
+func fitting(n int, size func(i int) int) int {
+	total := 0
+	for i := range n {
+		total += size(i)
+		if total > maxAnswerBytes && i > 0 {
+			return i
+		}
+	}
+	return n
+}
+
+// answerOverhead is what an item's fields besides its texts take, roughly, in JSON.
+const answerOverhead = 512
+
+// capHits leaves out the hits past maxAnswerBytes, with a note saying how many.
+func capHits(res engine.RecallResult) engine.RecallResult {
+	n := fitting(len(res.Hits), func(i int) int {
+		h := res.Hits[i]
+		return len(h.Text) + len(h.Why) + len(h.WhyPlain) + answerOverhead
+	})
+	if n < len(res.Hits) {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d more hits were left out to keep this answer under %d MB: ask for fewer (k) or narrow the query",
+			len(res.Hits)-n, maxAnswerBytes>>20))
+		res.Hits = res.Hits[:n]
+	}
+	return res
+}
+
+// listAnswer is list_memories' answer: a page of memories, cut short where it would pass
+// maxAnswerBytes.
+type listAnswer struct {
+	engine.ListResult
+	// NextOffset, when set, is the offset of the first memory left out to keep the answer
+	// small: list again from it.
+	NextOffset int `json:"next_offset,omitempty"`
+}
 
 // mcpInstructions tells a connected agent what memdesk is for and when to call it.
 const mcpInstructions = `memdesk is the user's local long-term memory (facts worth keeping, written by the user or by you) and knowledge base (documents the user imported). Chinese and English both work.
@@ -186,7 +231,8 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		if err := (recallFilters{since: a.Since, until: a.Until, folder: a.Folder, sort: string(a.Sort)}).narrow(&req, time.Now()); err != nil {
 			return engine.RecallResult{}, err
 		}
-		return e.Recall(ctx, req)
+		res, err := e.Recall(ctx, req)
+		return capHits(res), err
 	})
 
 	addTool(s, log, &mcp.Tool{
@@ -209,8 +255,8 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 	addTool(s, log, &mcp.Tool{
 		Name: "list_memories",
 		Description: fmt.Sprintf("List remembered facts newest first, with id, text, space, status and times. Use it to "+
-			"browse or to find an id; use recall to search. Returns {facts}: at most limit facts (default %d), page "+
-			"with offset.", listDefaultLimit),
+			"browse or to find an id; use recall to search. Returns {facts, next_offset}: at most limit facts (default %d), page "+
+			"with offset; next_offset, when present, is where a page cut short to stay under 1 MB goes on.", listDefaultLimit),
 		InputSchema: inputSchema[listArgs](func(p map[string]*jsonschema.Schema) {
 			p["limit"].Minimum = new(1.0)
 			p["limit"].Maximum = new(float64(listMaxLimit))
@@ -218,11 +264,19 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 			p["offset"].Minimum = new(0.0)
 		}),
 		Annotations: withTitle(readOnly, "List memories"),
-	}, func(ctx context.Context, a listArgs) (engine.ListResult, error) {
+	}, func(ctx context.Context, a listArgs) (listAnswer, error) {
 		if a.Limit <= 0 {
 			a.Limit = listDefaultLimit
 		}
-		return e.List(ctx, engine.ListRequest{Space: a.Space, All: a.All, Filter: a.Filter, Limit: a.Limit, Offset: a.Offset})
+		res, err := e.List(ctx, engine.ListRequest{Space: a.Space, All: a.All, Filter: a.Filter, Limit: a.Limit, Offset: a.Offset})
+		if err != nil {
+			return listAnswer{}, err
+		}
+		out := listAnswer{ListResult: res}
+		if n := fitting(len(res.Facts), func(i int) int { return len(res.Facts[i].Text) + answerOverhead }); n < len(res.Facts) {
+			out.Facts, out.NextOffset = res.Facts[:n], a.Offset+n
+		}
+		return out, nil
 	})
 
 	addTool(s, log, &mcp.Tool{
@@ -238,7 +292,8 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		if err := checkQuerySize(a.Query); err != nil {
 			return engine.RecallResult{}, err
 		}
-		return e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: engine.SourceKnowledge})
+		res, err := e.Recall(ctx, engine.RecallRequest{Query: a.Query, K: a.K, Space: a.Space, Source: engine.SourceKnowledge})
+		return capHits(res), err
 	})
 
 	addTool(s, log, &mcp.Tool{

@@ -644,3 +644,53 @@ func TestMCPStdioListenDoesNotHoldEOF(t *testing.T) {
 		t.Fatal("an open subscriptions/listen kept the session alive after the input ended")
 	}
 }
+
+// TestMCPAnswersAreBounded: list_memories and recall over memories of 60 KB each stay near
+// maxAnswerBytes, say what they left out, and list_memories goes on from next_offset (issue
+// 27: 63 MB and 30 MB answer lines, which the official client refuses).
+func TestMCPAnswersAreBounded(t *testing.T) {
+	e := openMCPTestEngine(t, filepath.Join(t.TempDir(), "m.db"))
+	var texts []string
+	for i := range 40 {
+		texts = append(texts, fmt.Sprintf("ledger %d: %s", i, strings.Repeat(fmt.Sprintf("entry%d ", i), 7000)))
+	}
+	if _, err := e.RememberBatch(t.Context(), "", texts, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectMCP(t, e, "")
+
+	seen := 0
+	for offset := 0; ; {
+		page := callTool[listAnswer](t, cs, "list_memories", map[string]any{"limit": 500, "offset": offset})
+		bytes := 0
+		for _, f := range page.Facts {
+			bytes += len(f.Text)
+		}
+		if bytes > maxAnswerBytes {
+			t.Fatalf("a list page holds %d bytes of text, want at most %d", bytes, maxAnswerBytes)
+		}
+		seen += len(page.Facts)
+		if page.NextOffset == 0 {
+			break
+		}
+		if page.NextOffset != offset+len(page.Facts) {
+			t.Fatalf("next_offset %d after %d facts from %d", page.NextOffset, len(page.Facts), offset)
+		}
+		offset = page.NextOffset
+	}
+	if seen != 40 {
+		t.Errorf("paging from next_offset listed %d memories, want all 40", seen)
+	}
+
+	res := callTool[engine.RecallResult](t, cs, "recall", map[string]any{"query": "ledger", "k": 1000})
+	bytes := 0
+	for _, h := range res.Hits {
+		bytes += len(h.Text)
+	}
+	if len(res.Hits) == 0 || len(res.Hits) >= 40 || bytes > maxAnswerBytes {
+		t.Errorf("recall with k 1000: %d hits, %d bytes of text; want some, cut short under %d bytes", len(res.Hits), bytes, maxAnswerBytes)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "left out") }) {
+		t.Errorf("recall notes %q, want one saying hits were left out", res.Notes)
+	}
+}
