@@ -170,6 +170,18 @@ func button(root fyne.CanvasObject, text string) *widget.Button {
 	return found
 }
 
+// shown reports a widget that exists and is visible: what a person can tap. Tests wait on
+// it, not on the engine's state, before tapping (a list draws its rows after its data).
+func shown(o fyne.CanvasObject) bool {
+	if o == nil {
+		return false
+	}
+	if b, ok := o.(*widget.Button); ok && b == nil {
+		return false
+	}
+	return o.Visible()
+}
+
 // overlay is the top dialog on the window, or nil.
 func (h *harness) overlay() fyne.CanvasObject {
 	return h.u.win.Canvas().Overlays().Top()

@@ -192,10 +192,7 @@ func TestMemoriesContradictionResolve(t *testing.T) {
 		t.Errorf("first action = %q, want Keep new", m.banner.action.Text)
 	}
 	// Both rows carry a badge until it is resolved.
-	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
-	if b := button(m.list, "contradicts 1"); b == nil || !b.Visible() {
-		t.Fatal("no visible contradiction badge in the list")
-	}
+	h.waitFor("two badged rows, drawn", func() bool { return len(m.conflicts) == 2 && shown(button(m.list, "contradicts 1")) })
 	test.Tap(m.banner.action)
 	h.waitFor("the old fact superseded", func() bool { return h.fact(old).Status == factSuperseded })
 	h.waitFor("the badges cleared", func() bool { return len(m.conflicts) == 0 && m.pages.length == 1 })
@@ -218,7 +215,7 @@ func TestMemoriesConflictDialogKeepBoth(t *testing.T) {
 	h.start()
 	h.u.showScreen(screenMemories)
 	m := h.u.memories
-	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	h.waitFor("two badged rows, drawn", func() bool { return len(m.conflicts) == 2 && shown(button(m.list, "contradicts 1")) })
 	test.Tap(button(m.list, "contradicts 1"))
 	dlg := h.overlay()
 	if dlg == nil {
@@ -242,7 +239,7 @@ func TestMemoriesConflictDialogLeavesTheFilterAlone(t *testing.T) {
 	h.start()
 	h.u.showScreen(screenMemories)
 	m := h.u.memories
-	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	h.waitFor("two badged rows, drawn", func() bool { return len(m.conflicts) == 2 && shown(button(m.list, "contradicts 1")) })
 	h.u.win.Canvas().Focus(m.filter)
 	test.Tap(button(m.list, "contradicts 1"))
 	dlg := h.overlay()
@@ -320,7 +317,7 @@ func TestMemoriesConflictDialogSettles(t *testing.T) {
 	h.start()
 	h.u.showScreen(screenMemories)
 	m := h.u.memories
-	h.waitFor("two badged rows", func() bool { return len(m.conflicts) == 2 })
+	h.waitFor("two badged rows, drawn", func() bool { return len(m.conflicts) == 2 && shown(button(m.list, "contradicts 1")) })
 	test.Tap(button(m.list, "contradicts 1"))
 	dlg := h.overlay()
 	if dlg == nil {
