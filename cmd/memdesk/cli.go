@@ -168,7 +168,7 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	if c.verbose {
 		level = slog.LevelDebug
 	}
-	c.log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: level}))
+	c.log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: level, ReplaceAttr: clipLongValues}))
 
 	if err := c.loadConfig(*cfgPath, *dbPath); err != nil {
 		return err

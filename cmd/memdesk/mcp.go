@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -99,6 +101,22 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 	if len(pos) > 0 {
 		return usagef("mcp: takes no arguments, got %q (choose the database with memdesk --db PATH mcp)", joinArgs(pos))
 	}
+	// stderr is the client's to read or not: a client that closes it must not kill the server
+	// with SIGPIPE (writes then fail, and lossyWriter ignores that), and one that never reads
+	// it must not block the answers.
+	signal.Ignore(syscall.SIGPIPE)
+	stderr := newLossyWriter(c.err, 1024)
+	orig := c.err
+	c.err = stderr
+	defer func() {
+		stderr.Flush(time.Second)
+		c.err = orig // the exit message is written by run, after this returns
+	}()
+	level := slog.LevelWarn
+	if c.verbose {
+		level = slog.LevelDebug
+	}
+	c.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: clipLongValues}))
 	e, closeEngine, err := c.openLongLived(ctx)
 	if err != nil {
 		return err
