@@ -135,8 +135,16 @@ func (c *cli) mcp(ctx context.Context, args []string) (err error) {
 // when in ends or ctx is cancelled; either way every request already read is answered
 // first. Cancellation is the normal way to stop a server and returns nil.
 func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writer) error {
-	t := lineTransport{in: in, out: out, maxLine: maxMCPLineBytes}
-	session, err := server.Connect(ctx, t, nil)
+	stop := make(chan struct{})
+	t := lineTransport{in: in, out: out, maxLine: maxMCPLineBytes, stop: stop}
+	// The session does not end with ctx: a stop (SIGTERM, Ctrl-C) cancelled every call in
+	// flight with it and closed the connection before their answers, so a remember was
+	// committed and never acknowledged. A stop ends the input instead, which answers every
+	// call already read before the session ends; the session's own context is cancelled only
+	// if they outlast stopGrace.
+	life, kill := context.WithCancel(context.WithoutCancel(ctx))
+	defer kill()
+	session, err := server.Connect(life, t, nil)
 	if err != nil {
 		return fmt.Errorf("start MCP session: %w", err)
 	}
@@ -149,12 +157,20 @@ func serveMCP(ctx context.Context, server *mcp.Server, in io.Reader, out io.Writ
 		}
 		return nil
 	case <-ctx.Done():
-		// Close refuses new calls, lets the calls in flight finish and answer, then ends.
+	}
+	close(stop)
+	select {
+	case <-ended:
+	case <-time.After(stopGrace):
+		kill()
 		session.Close()
 		<-ended
-		return nil
 	}
+	return nil
 }
+
+// stopGrace is how long a stopping server gives the calls in flight to answer.
+const stopGrace = 10 * time.Second
 
 // Tool inputs. Field descriptions (the jsonschema tags) are what an agent reads to fill
 // them in; bounds and enums the tags cannot say are added in newMCPServer.

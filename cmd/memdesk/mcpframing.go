@@ -51,11 +51,15 @@ type lineTransport struct {
 	in      io.Reader
 	out     io.Writer
 	maxLine int // longest line accepted, in bytes; 0 means maxMCPLineBytes
+	// stop, when closed, ends the input as its end would: no line is read after it, and
+	// the calls already read are answered first (the server is stopping).
+	stop <-chan struct{}
 }
 
 func (t lineTransport) Connect(context.Context) (mcp.Connection, error) {
 	lines := make(chan inboundLine)
 	c := &lineConn{
+		stop:    t.stop,
 		out:     t.out,
 		maxLine: t.maxLine,
 		lines:   lines,
@@ -139,6 +143,7 @@ type lineConn struct {
 	writeMu sync.Mutex // one message per line: writes never interleave
 
 	lines  <-chan inboundLine
+	stop   <-chan struct{}   // lineTransport.stop; nil never stops
 	queue  []jsonrpc.Message // the rest of the batch being read; Read is never concurrent
 	closed chan struct{}     // closed by Close: stop reading and waiting
 	close  sync.Once
@@ -171,11 +176,18 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		var in inboundLine
 		select {
-		case in = <-c.lines:
-		case <-c.closed:
-			return nil, io.EOF
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case <-c.stop: // before any line still waiting: a stop reads nothing more
+			in = inboundLine{err: io.EOF}
+		default:
+			select {
+			case in = <-c.lines:
+			case <-c.stop:
+				in = inboundLine{err: io.EOF}
+			case <-c.closed:
+				return nil, io.EOF
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 		if in.err != nil {
 			c.waitAnswered(ctx)
