@@ -192,7 +192,14 @@ func (c *cli) list(ctx context.Context, args []string) error {
 		}
 		return c.emit(res, func(w io.Writer) {
 			if len(res.Facts) == 0 {
-				fmt.Fprintln(w, "no facts yet: add one with memdesk remember \"...\"")
+				switch {
+				case *filter != "":
+					fmt.Fprintf(w, "no memory holds %q\n", clip(*filter, 80))
+				case *space != "":
+					fmt.Fprintf(w, "no memories in space %q\n", *space)
+				default:
+					fmt.Fprintln(w, "no facts yet: add one with memdesk remember \"...\"")
+				}
 				return
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

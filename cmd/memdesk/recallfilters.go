@@ -35,6 +35,9 @@ func (f recallFilters) narrow(req *engine.RecallRequest, now time.Time) error {
 	return nil
 }
 
+// maxAgeDays is the furthest back an age may count (about 2,700 years).
+const maxAgeDays = 1_000_000
+
 // parseWhen reads a --since or --until value: a day (2026-11-30, in local time), a moment
 // (RFC 3339), or an age (7d, 2w, 12h: that long before now). A day given to --until (end)
 // counts whole, so --since 2026-11-01 --until 2026-11-30 is all of November.
@@ -52,9 +55,23 @@ func parseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	units := map[byte]time.Duration{'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n >= 0 && units[s[len(s)-1]] != 0 {
-		return now.Add(-time.Duration(n) * units[s[len(s)-1]]), nil
+	// Ages count back on the calendar, in days and hours apart: as a time.Duration, 106752d
+	// (about 292 years) overflowed into a time after now, and matched nothing, silently.
+	days := map[byte]int{'h': 0, 'd': 1, 'w': 7}
+	if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n >= 0 {
+		if per, ok := days[s[len(s)-1]]; ok {
+			back := n * per
+			if per == 0 {
+				back = n / 24
+			}
+			if back > maxAgeDays || back < 0 { // AddDate would overflow as well
+				return time.Time{}, usagef("--%s %s is further back than any memory: use a day (2026-11-30) or a smaller age", name, s)
+			}
+			if per == 0 {
+				return now.AddDate(0, 0, -back).Add(-time.Duration(n%24) * time.Hour), nil
+			}
+			return now.AddDate(0, 0, -back), nil
+		}
 	}
 	return time.Time{}, usagef("--%s takes a day (2026-11-30), a moment (2026-11-30T09:00:00Z) or an age (12h, 7d, 2w), not %q", name, s)
 }

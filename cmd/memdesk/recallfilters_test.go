@@ -27,11 +27,20 @@ func TestParseWhen(t *testing.T) {
 		{"7d", false, now.Add(-7 * 24 * time.Hour)},
 		{"2w", false, now.Add(-14 * 24 * time.Hour)},
 		{" 12h ", false, now.Add(-12 * time.Hour)},
+		{"50h", false, now.Add(-50 * time.Hour)},
+		// 292 years: as a Duration it overflowed into the future and matched nothing.
+		{"106752d", false, now.AddDate(0, 0, -106752)},
+		{"2562048h", false, now.AddDate(0, 0, -106752)},
 	}
 	for _, tc := range tests {
 		got, err := parseWhen("since", tc.in, now, tc.end)
 		if err != nil || !got.Equal(tc.want) {
 			t.Errorf("parseWhen(%q, end %v) = %v, %v; want %v", tc.in, tc.end, got, err, tc.want)
+		}
+	}
+	for _, huge := range []string{"9999999d", "999999999999w", "99999999999h"} {
+		if _, err := parseWhen("since", huge, now, false); err == nil || !strings.Contains(err.Error(), "further back than any memory") {
+			t.Errorf("parseWhen(%q) error = %v, want it refused as too far back", huge, err)
 		}
 	}
 	for _, bad := range []string{"yesterday", "7", "d", "-3d", "2026-13-01", "7y"} {
