@@ -151,8 +151,9 @@ func (s *Store) Backup(ctx context.Context, dest string) (size int64, err error)
 		return 0, fmt.Errorf("back up to %q: %w", dest, err)
 	}
 	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return 0, fmt.Errorf("back up to %q: %w", abs, err)
+	// A folder that is not there is more likely a typo than a wish: say so, create nothing.
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return 0, fmt.Errorf("back up to %q: the folder %s does not exist; create it first or choose another", abs, dir)
 	}
 	if _, err := os.Lstat(abs); err == nil {
 		return 0, fmt.Errorf("back up to %q: the file exists; choose a new name", abs)

@@ -167,6 +167,16 @@ func TestFailedBackupLeavesNothing(t *testing.T) {
 		}
 		assertEmptyDir(t, dir)
 	})
+	t.Run("missing folder is refused, not created", func(t *testing.T) {
+		s := backupTestStore(t, func() {})
+		missing := filepath.Join(t.TempDir(), "typo", "copy.db")
+		if _, err := s.Backup(context.Background(), missing); err == nil || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("Backup into a missing folder: %v, want a refusal naming it", err)
+		}
+		if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+			t.Error("the missing folder was created")
+		}
+	})
 	t.Run("existing file is refused and untouched", func(t *testing.T) {
 		s := backupTestStore(t, func() {})
 		dest := filepath.Join(t.TempDir(), "copy.db")
