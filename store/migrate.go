@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // migration moves the schema from version index to index+1. Each one runs in its own
@@ -221,6 +222,11 @@ func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err 
 			done = true
 			return nil
 		}
+		if version == 0 {
+			if err := notAnotherProgramsDatabase(ctx, tx, s.path); err != nil {
+				return err
+			}
+		}
 		m := ms[version]
 		if m.sql != "" {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
@@ -239,6 +245,32 @@ func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err 
 		return nil
 	})
 	return done, err
+}
+
+// notAnotherProgramsDatabase refuses a file at schema version 0 that already holds tables:
+// a SQLite database of another program, given to --db by mistake. Migrating it added ~40
+// tables to it, or failed with a raw "table facts already exists".
+func notAnotherProgramsDatabase(ctx context.Context, tx *sql.Tx, path string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4`)
+	if err != nil {
+		return fmt.Errorf("read the tables of %s: %w", path, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is not a memdesk database: it holds another program's tables (%s); nothing was changed. Choose another file with --db", path, strings.Join(names, ", "))
 }
 
 // Version reports the database's schema version.

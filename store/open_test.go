@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ncruces/go-sqlite3/driver"
 )
 
 // TestOpenRefusesWhatIsNotADatabase: a file at the path that is empty, not SQLite, or a
@@ -108,5 +110,32 @@ func TestOpenNewDatabaseIsNeverEmpty(t *testing.T) {
 		if !strings.HasPrefix(e.Name(), "memdesk.db") {
 			t.Errorf("left in the folder: %s", e.Name())
 		}
+	}
+}
+
+// TestOpenRefusesAnotherProgramsDatabase: a SQLite file of another program given as the
+// database is refused with what it holds, and left as it was.
+func TestOpenRefusesAnotherProgramsDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := driver.Open("file:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE facts(x); CREATE TABLE invoices(id, total)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(context.Background(), path, Options{Words: wordsForTest})
+	if err == nil || !strings.Contains(err.Error(), "not a memdesk database") || !strings.Contains(err.Error(), "invoices") {
+		t.Fatalf("Open of another program's database: %v, want a refusal naming its tables", err)
+	}
+	db, err = driver.Open("file:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("the other database holds %d schema entries after the refusal (%v), want its 2 tables", n, err)
 	}
 }
