@@ -20,7 +20,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -139,7 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	defer closeInto(&err, idx.Close)
 
 	r := report{Facts: *facts, Documents: e.documents, Chunks: len(e.chunks), Seed: *seed, K: synthbench.K,
-		CPUs: runtime.NumCPU(), GOGC: gogc, LoadBefore: loadAverage()}
+		CPUs: runtime.NumCPU(), GOGC: gogc, LoadBefore: synthbench.LoadAverage()}
 	arms := []*synthbench.Arm{
 		{Name: "memdesk", Answer: func(ctx context.Context, q string) error {
 			_, err := e.engine.Recall(ctx, engine.RecallRequest{Query: q, K: synthbench.K})
@@ -155,7 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err := synthbench.TimeArms(ctx, arms, mix, *queries, nil); err != nil {
 		return err
 	}
-	r.LoadAfter = loadAverage()
+	r.LoadAfter = synthbench.LoadAverage()
 
 	md, bl := arms[0].Samples, arms[1].Samples
 	r.Queries = len(md)
@@ -362,17 +361,4 @@ func closeInto(err *error, release func() error) {
 	if cerr := release(); *err == nil {
 		*err = cerr
 	}
-}
-
-// loadAverage is /proc/loadavg's first three fields, or "" where there is none.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -120,7 +120,7 @@ func (c *cli) bench(ctx context.Context, args []string) error {
 	if *queries <= 0 {
 		return usagef("bench: --queries must be positive\nusage: %s", benchUsage)
 	}
-	run := benchRun{sizes: sizes, queries: *queries, seed: *seed, loadBefore: loadAverage()}
+	run := benchRun{sizes: sizes, queries: *queries, seed: *seed, loadBefore: synthbench.LoadAverage()}
 	results := make([]benchResult, 0, len(sizes))
 	for _, n := range sizes {
 		r, err := c.benchSize(ctx, run, n)
@@ -133,7 +133,7 @@ func (c *cli) bench(ctx context.Context, args []string) error {
 	if len(results) == 1 {
 		v = results[0]
 	}
-	run.loadAfter = loadAverage()
+	run.loadAfter = synthbench.LoadAverage()
 	return c.emit(v, func(w io.Writer) { printBench(w, run, results) })
 }
 
@@ -415,19 +415,6 @@ func peakRSSMB() float64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return float64(m.Sys) / (1 << 20)
-}
-
-// loadAverage is /proc/loadavg's first three fields, or "" where there is none.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

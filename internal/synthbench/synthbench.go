@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memdesk/memdesk/engine"
@@ -117,4 +118,18 @@ func TimeArms(ctx context.Context, arms []*Arm, mix []string, atLeast int, progr
 		}
 	}
 	return nil
+}
+
+// LoadAverage is /proc/loadavg's first three fields, or "" where there is none: printed
+// beside every timing, since this machine is shared.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
