@@ -215,7 +215,7 @@ func TestRecallOpenEditsTheMemory(t *testing.T) {
 	id := h.remember("the office wifi password is hunter2", "")
 	r := h.u.recall
 	test.Type(r.query, "wifi")
-	h.waitFor("the hit", func() bool { return len(r.shown.Hits) == 1 })
+	h.waitFor("the hit and its Edit button", func() bool { return len(r.shown.Hits) == 1 && shown(button(r.results, "Edit")) })
 	test.Tap(button(r.results, "Edit"))
 	dlg := h.overlay()
 	if dlg == nil {

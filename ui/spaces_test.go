@@ -30,7 +30,9 @@ func TestSpacesPickedAndMoved(t *testing.T) {
 	if got := h.fact(id).Space; got != "home" {
 		t.Fatalf("memory's space after the move = %q, want home", got)
 	}
-	h.waitFor("home in the selector", func() bool { return slices.Contains(h.u.recall.spaceNames, "home") })
+	h.waitFor("home in the selector, and Undo shown", func() bool {
+		return slices.Contains(h.u.recall.spaceNames, "home") && shown(button(m.banner.content, "Undo"))
+	})
 	test.Tap(button(m.banner.content, "Undo"))
 	h.waitFor("the move back", func() bool { return h.fact(id).Space == "default" })
 }
