@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -113,13 +114,21 @@ func alive(path string) bool {
 // Path is the socket's path.
 func (l *Listener) Path() string { return l.path }
 
-// Serve answers clients one at a time, calling handle for each valid command, until ctx
-// ends or the listener is closed; it closes the listener before returning. handle must not
-// block (hand the command to the UI goroutine).
+// Serve answers clients, each on a goroutine of its own, calling handle for each valid
+// command, until ctx ends or the listener is closed; it closes the listener and waits for
+// the clients being served before returning. handle must not block (hand the command to the
+// UI goroutine) and may be called from several goroutines at once.
+//
+// Served one at a time, one connection that sent nothing held every other client for its
+// whole timeout, and `memdesk quick` failed with a raw i/o timeout. At most maxClients are
+// served at once; the next waits for one of them (each ends within ioTimeout).
 func (l *Listener) Serve(ctx context.Context, handle func(Command)) error {
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
 	defer l.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, maxClients)
 	for {
 		conn, err := l.ln.AcceptUnix()
 		if err != nil {
@@ -128,9 +137,16 @@ func (l *Listener) Serve(ctx context.Context, handle func(Command)) error {
 			}
 			return fmt.Errorf("accept on %s: %w", l.path, err)
 		}
-		serveOne(conn, handle)
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			serveOne(conn, handle)
+		})
 	}
 }
+
+// maxClients bounds the clients served at once.
+const maxClients = 8
 
 // serveOne reads one bounded command line and answers it.
 func serveOne(conn net.Conn, handle func(Command)) {

@@ -196,3 +196,26 @@ func BenchmarkSend(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// TestSilentClientDoesNotHoldOthers: a connection that sends nothing does not hold the next
+// client for its timeout; `memdesk quick` is answered at once.
+func TestSilentClientDoesNotHoldOthers(t *testing.T) {
+	path := socketIn(t)
+	l, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := serve(t, l)
+	silent, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// Send's own deadline is ioTimeout: served behind the silent one, it timed out.
+	if err := Send(context.Background(), path, Quick); err != nil {
+		t.Fatalf("Send beside a silent connection: %v", err)
+	}
+	if cmds := got.list(); len(cmds) != 1 || cmds[0] != Quick {
+		t.Errorf("received %v, want [quick]", cmds)
+	}
+}
