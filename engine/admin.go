@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/internal/atomicfile"
+	"github.com/memdesk/memdesk/store"
 )
 
 // AdminRequest names a maintenance action.
@@ -84,6 +87,7 @@ func (e *Engine) adminActions() map[string]adminAction {
 	return map[string]adminAction{
 		"integrity":        {help: "check the SQLite file and its full-text indexes", run: e.integrity},
 		"backup":           {help: "write a consistent copy of the database (VACUUM INTO) beside it, or --to FILE", run: e.backup},
+		"salvage":          {help: "write every memory that can still be read from a damaged database beside it, or to --to FILE (.md or .json), for memories import into a new one", run: e.salvage},
 		"compact":          {help: "merge the search indexes and give their free space back to the file system (the app does it by itself after large imports)", run: e.compactAdmin},
 		"rebuild-index":    {help: "rebuild the full-text indexes and entity rows from the stored text (after integrity reports a damaged index)", run: e.rebuildIndex},
 		"entities-sweep":   {help: "re-extract entities and statements that are pending or from older rules (--all: until none are left)", run: e.entitiesSweep},
@@ -307,6 +311,38 @@ func (e *Engine) sweepEntitiesWhenWanted(ctx context.Context) {
 	}
 }
 
+// salvage writes the active memories that can still be read, one row at a time, to req.To
+// as a memories export: the way out of a database whose pages are damaged, where list,
+// export and backup fail whole.
+func (e *Engine) salvage(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	if strings.TrimSpace(req.To) == "" {
+		dir, base := filepath.Split(e.st.Path())
+		req.To = filepath.Join(dir, strings.TrimSuffix(base, filepath.Ext(base))+"-salvaged-"+e.opts.Now().Format("20060102-150405")+".md")
+	}
+	ex := MemoryExport{Format: MemoryExportFormat, ExportedAt: e.opts.Now().UTC(), Memories: []ExportedMemory{}}
+	rep, err := e.st.SalvageFacts(ctx, func(f store.Fact) {
+		ex.Memories = append(ex.Memories, ExportedMemory{Text: f.Content, Space: f.Space,
+			CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()})
+	})
+	if err != nil {
+		return AdminResult{}, err
+	}
+	write := WriteMemoriesMarkdown
+	if strings.EqualFold(filepath.Ext(req.To), ".json") {
+		write = WriteMemoriesJSON
+	}
+	if err := atomicfile.Write(req.To, func(w io.Writer) error { return write(w, ex) }); err != nil {
+		return AdminResult{}, fmt.Errorf("salvage: %w", err)
+	}
+	res := AdminResult{Action: "salvage", OK: rep.Damaged == 0,
+		Counts:  map[string]int{"memories": rep.Read, "damaged_rows": rep.Damaged},
+		Details: []string{fmt.Sprintf("wrote %d memories to %s; bring them into a new database with memdesk --db NEW.db memories import %s", rep.Read, req.To, req.To)}}
+	if rep.Damaged > 0 {
+		res.Details = append(res.Details, fmt.Sprintf("%d stored rows could not be read: they were on damaged pages", rep.Damaged))
+	}
+	return res, nil
+}
+
 func (e *Engine) backup(ctx context.Context, req AdminRequest) (AdminResult, error) {
 	to := req.To
 	if to == "" {
@@ -315,7 +351,7 @@ func (e *Engine) backup(ctx context.Context, req AdminRequest) (AdminResult, err
 	}
 	n, err := e.st.Backup(ctx, to)
 	if err != nil {
-		return AdminResult{}, err
+		return AdminResult{}, e.damaged(ctx, err)
 	}
 	return AdminResult{Action: "backup", OK: true, Counts: map[string]int{"bytes": int(n)},
 		Details: []string{fmt.Sprintf("wrote %s (%.1f MB)", to, float64(n)/(1<<20))},

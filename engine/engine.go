@@ -42,15 +42,30 @@ var (
 	// ErrDamagedIndex: a full-text index is damaged; the stored text is not, and
 	// `memdesk admin rebuild-index` makes the index anew from it.
 	ErrDamagedIndex = errors.New("the search index is damaged")
+	// ErrDamagedStore: a page of the stored memories or documents themselves is damaged;
+	// `memdesk admin salvage` writes out every memory that can still be read.
+	ErrDamagedStore = errors.New("part of the database file is damaged")
 )
 
-// damaged words an SQLite corruption error met while searching: what broke, that nothing
-// stored is lost, and the repair.
-func damaged(err error) error {
+// damaged words an SQLite corruption error: what broke and the repair that works. Only when
+// the stored text reads whole is it an index, which rebuild-index makes anew; damage in the
+// tables themselves left rebuild-index failing every time after advice that said nothing
+// was lost.
+func (e *Engine) damaged(ctx context.Context, err error) error {
 	if !store.IsCorrupt(err) {
 		return err
 	}
-	return fmt.Errorf("%w (%v): run `memdesk admin rebuild-index` to rebuild it from your stored text; nothing you stored is lost", ErrDamagedIndex, err)
+	readable, rerr := e.st.TablesReadable(context.WithoutCancel(ctx))
+	if rerr == nil && readable {
+		return fmt.Errorf("%w (%v): run `memdesk admin rebuild-index` to rebuild it from your stored text; nothing you stored is lost", ErrDamagedIndex, err)
+	}
+	return damagedStore(err)
+}
+
+// damagedStore words damage in the stored text itself, with the command that reads out what
+// is left.
+func damagedStore(err error) error {
+	return fmt.Errorf("%w (%v): run `memdesk admin salvage --to memories.md` to write out every memory that can still be read, then `memdesk --db NEW.db memories import memories.md` into a new database", ErrDamagedStore, err)
 }
 
 // Weights scale each leg's score in fusion (see package rank).

@@ -45,7 +45,7 @@ type MemoryExport struct {
 func (e *Engine) ExportMemories(ctx context.Context, space string) (MemoryExport, error) {
 	facts, err := e.st.ListFacts(ctx, store.FactFilter{Space: strings.TrimSpace(space)})
 	if err != nil {
-		return MemoryExport{}, fmt.Errorf("export memories: %w", err)
+		return MemoryExport{}, fmt.Errorf("export memories: %w", e.damaged(ctx, err))
 	}
 	out := MemoryExport{Format: MemoryExportFormat, ExportedAt: e.opts.Now().UTC(), Memories: make([]ExportedMemory, 0, len(facts))}
 	for _, f := range slices.Backward(facts) { // ListFacts is newest first

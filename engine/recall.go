@@ -175,7 +175,7 @@ const candidateLimit = 200
 
 // Recall searches memories and/or knowledge for a query.
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResult, err error) {
-	defer func() { err = damaged(err) }()
+	defer func() { err = e.damaged(ctx, err) }()
 	if strings.TrimSpace(req.Query) == "" {
 		return RecallResult{}, fmt.Errorf("%w: the query is empty; type a word or two to search for", ErrBadRequest)
 	}

@@ -316,7 +316,7 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 		Limit: req.Limit, Offset: req.Offset,
 	})
 	if err != nil {
-		return ListResult{}, err
+		return ListResult{}, e.damaged(ctx, err)
 	}
 	out := ListResult{Facts: make([]FactView, 0, len(facts))}
 	for _, f := range facts {

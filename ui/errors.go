@@ -31,6 +31,8 @@ func sentence(err error) string {
 	case errors.Is(err, engine.ErrDamagedIndex):
 		// The engine's words name the CLI's repair; the window has its own button for it.
 		return lang.L("The search index is damaged; nothing you stored is lost. Settings › Repairs › Rebuild search makes it anew from your stored text.")
+	case errors.Is(err, engine.ErrDamagedStore):
+		return lang.L("Part of the database file is damaged. Settings › Repairs › Rescue memories writes every memory that can still be read to a file, to import into a new database.")
 	}
 	msg := err.Error()
 	// The sentinel's own words ("bad request: ", "invalid text: ") are for logs, not people.

@@ -148,6 +148,8 @@ func shownRepairs() []shownRepair {
 			lang.L("Reads the whole database and its search indexes and reports anything damaged. Changes nothing.")}},
 		{"backup", repairWords{lang.L("Save a copy"),
 			lang.L("Saves a complete copy of your memories and documents next to the database file, named with today's date and time.")}},
+		{"salvage", repairWords{lang.L("Rescue memories"),
+			lang.L("When the check for damage finds your stored memories themselves damaged, writes every memory that can still be read to a file next to the database, to import into a new one.")}},
 		{"rebuild-index", repairWords{lang.L("Rebuild search"),
 			lang.L("Rebuilds search from the text you stored, when the check for damage finds a damaged index. Your memories and documents stay as they are.")}},
 		{"compact", repairWords{lang.L("Free disk space"),
