@@ -435,11 +435,36 @@ func (s *Store) Created() bool { return s.created }
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// beginTries is how many times a write asks for the write lock, each waiting up to the busy
+// timeout. SQLite's busy handler is not a queue: under a stream of other writers (three CLI
+// importers, an agent) a waiting one can miss every opening for the whole timeout, and a
+// person's save failed with "database is locked" (issue 27) while nothing was wrong but the
+// crowd. Nothing has run when BEGIN IMMEDIATE fails, so asking again is safe.
+const beginTries = 3
+
+// begin starts an IMMEDIATE transaction, asking again (beginTries in all, a short pause
+// between) while another connection holds the write lock past the busy timeout.
+func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
+	for try := 1; ; try++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err == nil || !IsBusy(err) || try == beginTries {
+			return tx, err
+		}
+		t := time.NewTimer(time.Duration(try) * 100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
 // write runs fn in one IMMEDIATE transaction (the driver's default here), so a writer takes
 // the lock up front instead of failing on upgrade.
 // A write the disk refused comes back as a DiskError.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return cancelled(ctx, s.diskError(err))
 	}
