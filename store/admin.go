@@ -156,7 +156,7 @@ func (s *Store) Backup(ctx context.Context, dest string) (size int64, err error)
 		return 0, fmt.Errorf("back up to %q: the folder %s does not exist; create it first or choose another", abs, dir)
 	}
 	if _, err := os.Lstat(abs); err == nil {
-		return 0, fmt.Errorf("back up to %q: the file exists; choose a new name", abs)
+		return 0, fmt.Errorf("back up to %q: %w", abs, errBackupExists)
 	}
 	removeAbandonedBackups(dir)
 	work, err := os.MkdirTemp(dir, backupWorkPrefix+"*")
@@ -245,26 +245,35 @@ func syncedSize(path string) (int64, error) {
 // created empty with O_EXCL, which reserves the name, and the copy renamed over it.
 func publish(from, to string) error {
 	err := os.Link(from, to)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		if errors.Is(err, fs.ErrExist) {
-			return errors.New("the file exists; choose a new name")
-		}
-		return syncDir(filepath.Dir(to))
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		err = reserveAndRename(from, to)
 	}
-	f, cerr := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(cerr, fs.ErrExist) {
-		return errors.New("the file exists; choose a new name")
+	if errors.Is(err, fs.ErrExist) {
+		return errBackupExists
 	}
-	if cerr != nil {
-		return cerr
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(to))
+}
+
+// reserveAndRename is publish where there are no hard links: to is created empty with
+// O_EXCL (fs.ErrExist if something is there), then the copy is renamed over it.
+func reserveAndRename(from, to string) error {
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
 	}
 	f.Close()
 	if err := os.Rename(from, to); err != nil {
 		os.Remove(to)
 		return err
 	}
-	return syncDir(filepath.Dir(to))
+	return nil
 }
+
+// errBackupExists is the refusal to write a backup over a file.
+var errBackupExists = errors.New("the file exists; choose a new name")
 
 // syncDir makes a new name in dir durable.
 func syncDir(dir string) error {
