@@ -17,7 +17,7 @@ type lossyWriter struct {
 	lines   chan []byte
 	mu      sync.Mutex
 	lost    int
-	writing bool // drain holds a line it has not finished writing
+	pending int // lines queued and not yet written: Flush waits for 0
 }
 
 // newLossyWriter starts the goroutine that writes to w; it lives as long as the process (a
@@ -30,12 +30,13 @@ func newLossyWriter(w io.Writer, queue int) *lossyWriter {
 
 func (l *lossyWriter) Write(p []byte) (int, error) {
 	line := append([]byte(nil), p...)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	select {
 	case l.lines <- line:
+		l.pending++
 	default:
-		l.mu.Lock()
 		l.lost++
-		l.mu.Unlock()
 	}
 	return len(p), nil
 }
@@ -48,11 +49,10 @@ func (l *lossyWriter) drain(w io.Writer) {
 		l.mu.Lock()
 		lost := l.lost
 		l.lost = 0
-		l.writing = true
 		l.mu.Unlock()
 		l.write(w, line, lost, &broken)
 		l.mu.Lock()
-		l.writing = false
+		l.pending--
 		l.mu.Unlock()
 	}
 }
@@ -77,7 +77,7 @@ func (l *lossyWriter) Flush(wait time.Duration) {
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		l.mu.Lock()
-		idle := len(l.lines) == 0 && !l.writing
+		idle := l.pending == 0
 		l.mu.Unlock()
 		if idle {
 			return
