@@ -122,7 +122,7 @@ func BenchmarkImportWindowVsEngine(b *testing.B) {
 			h.poll = time.Millisecond
 			h.u.showScreen(screenKnowledge)
 			k := h.u.knowledge
-			h.waitFor("the empty list", func() bool { return k.gen > 0 })
+			h.waitFor("the first document list", func() bool { return k.lists > 0 })
 			b.StartTimer()
 			k.importPaths([]string{dir})
 			h.waitWithin(10*time.Minute, "the import", func() bool { return k.cancelImport == nil })

@@ -42,8 +42,9 @@ type knowledgeScreen struct {
 	content      fyne.CanvasObject
 
 	docs         []engine.DocumentView
-	rows         []kbListRow // docs as listed: filtered, under folder headers (kblist.go)
-	gen          int
+	rows         []kbListRow        // docs as listed: filtered, under folder headers (kblist.go)
+	reads        reread             // the document list's reads (reload)
+	lists        int                // document lists shown, for tests
 	cancelImport context.CancelFunc // non-nil while an import runs
 	sync         *syncSwitch        // nil when the backend cannot watch folders
 	// resumed says the first list was read and a folder recorded as kept in sync, if any,
@@ -287,26 +288,26 @@ func describePaths(paths []string) string {
 	return lang.L("{{.Count}} places", tmpl{"Count": len(paths)})
 }
 
-// reload reads the document list of every space.
+// reload reads the document list of every space, one read at a time: a reload asked for
+// while one runs is read after it lands (see reread).
 func (k *knowledgeScreen) reload() {
-	k.gen++
-	gen := k.gen
-	k.t.start(func(ctx context.Context) {
-		res, err := k.b.KBList(ctx, "")
-		k.t.do(func() {
-			if gen != k.gen {
-				return
-			}
-			if err != nil {
-				k.banner.show(widget.DangerImportance, sentence(err), "", nil)
-				return
-			}
-			k.docs = res.Documents
-			if k.onDocs != nil {
-				k.onDocs(res.Documents)
-			}
-			k.regroup()
-			k.resumeWatch(res.Watched)
+	k.reads.ask(func(landed func()) {
+		k.t.start(func(ctx context.Context) {
+			res, err := k.b.KBList(ctx, "")
+			k.t.do(func() {
+				defer landed()
+				if err != nil {
+					k.banner.show(widget.DangerImportance, sentence(err), "", nil)
+					return
+				}
+				k.docs = res.Documents
+				k.lists++
+				if k.onDocs != nil {
+					k.onDocs(res.Documents)
+				}
+				k.regroup()
+				k.resumeWatch(res.Watched)
+			})
 		})
 	})
 }

@@ -29,6 +29,8 @@ type live struct {
 	// busy reports work of the window's own that writes for a while (an import); while it
 	// runs, changes wait for it to end, since its own progress and end already refresh.
 	busy func() bool
+	// gap is liveGap, shorter in tests.
+	gap time.Duration
 
 	last    time.Time // when the last live refresh ran
 	pending bool      // a change came during the gap or while busy; one refresh is owed
@@ -58,7 +60,11 @@ func (l *live) changed() {
 		l.pending = true
 		return
 	}
-	wait := liveGap - time.Since(l.last)
+	gap := l.gap
+	if gap == 0 {
+		gap = liveGap
+	}
+	wait := gap - time.Since(l.last)
 	if wait <= 0 {
 		l.run()
 		return

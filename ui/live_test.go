@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,6 +99,110 @@ func TestLiveRefreshRerunsTheShownRecall(t *testing.T) {
 		if open := c.details.Items[0].Open; open != (keyOf(c.hit) == kept) {
 			t.Errorf("details of %+v open = %v after the refresh, want open only on %+v", keyOf(c.hit), open, kept)
 		}
+	}
+}
+
+// slowReads is the engine with every read the live view repeats taking delay longer: a
+// 100k-memory store read while another program's entity sweep keeps the disk and both cores
+// busy, where a list took longer than the live view's gap.
+type slowReads struct {
+	*engine.Engine
+	delay time.Duration
+}
+
+func (s slowReads) wait(ctx context.Context) {
+	t := time.NewTimer(s.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func (s slowReads) Recall(ctx context.Context, req engine.RecallRequest) (engine.RecallResult, error) {
+	s.wait(ctx)
+	return s.Engine.Recall(ctx, req)
+}
+
+func (s slowReads) List(ctx context.Context, req engine.ListRequest) (engine.ListResult, error) {
+	s.wait(ctx)
+	return s.Engine.List(ctx, req)
+}
+
+func (s slowReads) Stats(ctx context.Context) (engine.Stats, error) {
+	s.wait(ctx)
+	return s.Engine.Stats(ctx)
+}
+
+func (s slowReads) KBList(ctx context.Context, space string) (engine.KBListResult, error) {
+	s.wait(ctx)
+	return s.Engine.KBList(ctx, space)
+}
+
+// TestLiveViewFollowsWritesDuringASweep (issue 27, item 4): while another program commits
+// without pause, as an entity sweep over a bulk import does for minutes, and every read the
+// window repeats takes longer than the live view's gap, a memory another program writes still
+// reaches the list, the counts and the shown recall, and a search typed meanwhile is
+// answered. Each live refresh used to supersede the reads in flight, so none ever landed: the
+// window stayed on "Searching…" and showed no new memory until the sweep ended.
+func TestLiveViewFollowsWritesDuringASweep(t *testing.T) {
+	const delay = 400 * time.Millisecond
+	h := newHarness(t, Options{ChangePoll: 10 * time.Millisecond}, func(e *engine.Engine) Backend {
+		return slowReads{Engine: e, delay: delay}
+	})
+	h.remember("the garden gate is green", "")
+	h.start()
+	h.u.live.gap = delay / 20
+	m, r := h.u.memories, h.u.recall
+	h.u.showScreen(screenMemories)
+	m.space.SetText("default")
+	m.filtering.flush(m.reload)
+	h.waitFor("the default space's one memory", func() bool { return m.pages.length == 1 })
+
+	// The other program's stream of commits, in a space of its own so the list under test
+	// stays two rows long.
+	other := h.otherProgram()
+	ctx, stop := context.WithCancel(context.Background())
+	var streamed atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if _, err := other.Remember(ctx, engine.RememberRequest{Text: fmt.Sprintf("sweep row %d", streamed.Load()), Space: "sweep"}); err == nil {
+				streamed.Add(1)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	t.Cleanup(func() { stop(); <-done }) // before the harness closes the engines
+	h.waitFor("the live view to start refreshing", func() bool { return h.u.live.refreshes >= 3 })
+
+	r.query.SetText("bicycle")
+	r.search.now()
+	res, err := other.Remember(context.Background(), engine.RememberRequest{Text: "the bicycle pump is in the shed"})
+	if err != nil {
+		t.Fatalf("remember in the other program: %v", err)
+	}
+	st, err := other.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	atTarget := streamed.Load()
+
+	h.waitFor("the other program's memory in the list", func() bool {
+		f, ok := m.pages.row(0)
+		return m.pages.length == 2 && ok && f.ID == res.FactID
+	})
+	h.waitFor("the typed search answered with the other program's memory", func() bool {
+		return len(r.cards) == 1 && r.cards[0].hit.ID == res.FactID && shown(r.cards[0].content)
+	})
+	h.waitFor("the counts to include it", func() bool {
+		var n int
+		_, err := fmt.Sscanf(h.u.status.counts.Text, "%d", &n)
+		return err == nil && n >= st.FactsActive
+	})
+	if n := streamed.Load() - atTarget; n < 2 {
+		t.Errorf("the other program committed %d times while the window caught up; the test needs the changes to keep coming to mean anything", n)
 	}
 }
 

@@ -68,6 +68,7 @@ type memoriesScreen struct {
 	spaces    []string
 	editSpace *dialogSelectEntry // the open edit dialog's space, for tests
 	filtering debouncer
+	keeping   reread // the live view's re-reads of the loaded pages (refreshKeeping)
 }
 
 func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, log *slog.Logger, changed func()) *memoriesScreen {
@@ -121,7 +122,7 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, l
 				m.timeline.content.Show()
 				m.filter.Disable()
 				m.showAll.Disable()
-				m.timeline.reload(false)
+				m.timeline.reload()
 			} else {
 				m.timeline.content.Hide()
 				listed.Show()
@@ -152,26 +153,32 @@ func (m *memoriesScreen) listRequest(page int) engine.ListRequest {
 // keeping the old rows on screen until the new ones arrive; the timeline too, when shown.
 func (m *memoriesScreen) reload() {
 	if m.byDayShown() {
-		m.timeline.reload(false)
+		m.timeline.reload()
 	}
-	m.fetch(m.listRequest(0), func(total int, facts []engine.FactView) func() {
-		m.pages = newFactPages(factPageSize, total)
-		m.pages.put(0, facts)
-		return nil
-	})
+	m.fetch(m.listRequest(0), m.showFirstPage, nil)
+}
+
+// showFirstPage replaces the list's rows by the first page of a new listing.
+func (m *memoriesScreen) showFirstPage(total int, facts []engine.FactView) func() {
+	m.pages = newFactPages(factPageSize, total)
+	m.pages.put(0, facts)
+	return nil
 }
 
 // fetch lists req (and the total, see total) in the background and hands the answer to
 // show on the UI goroutine, unless a newer fetch has started meanwhile; then the spaces,
 // the empty note and the list follow it, and last what show returned (nil: nothing). An
-// error goes to the banner.
-func (m *memoriesScreen) fetch(req engine.ListRequest, show func(total int, facts []engine.FactView) (after func())) {
+// error goes to the banner. landed, when set, runs once the answer is shown or dropped.
+func (m *memoriesScreen) fetch(req engine.ListRequest, show func(total int, facts []engine.FactView) (after func()), landed func()) {
 	m.gen++
 	gen := m.gen
 	m.t.start(func(ctx context.Context) {
 		total := m.total(ctx, req)
 		res, err := m.b.List(ctx, req)
 		m.t.do(func() {
+			if landed != nil {
+				defer landed()
+			}
 			if gen != m.gen {
 				return
 			}
@@ -210,17 +217,22 @@ func (m *memoriesScreen) total(ctx context.Context, req engine.ListRequest) int 
 // at once, so no row flashes "Loading…". The person stays where they were: when memories
 // were added or removed above the rows in view, the list scrolls by as many rows, so the same
 // memories stay in view, and the selected memory stays selected. At the very top the list
-// stays at the top, where new memories appear.
+// stays at the top, where new memories appear. It is the live view's read, so one runs at a
+// time (see reread).
 func (m *memoriesScreen) refreshKeeping() {
 	if m.byDayShown() {
-		m.timeline.reload(true)
+		m.timeline.reloadKeeping()
 	}
+	m.keeping.ask(m.refreshKeepingNow)
+}
+
+func (m *memoriesScreen) refreshKeepingNow(landed func()) {
 	loaded := 0
 	for p := range m.pages.pages {
 		loaded = max(loaded, p+1)
 	}
 	if loaded == 0 {
-		m.reload()
+		m.fetch(m.listRequest(0), m.showFirstPage, landed)
 		return
 	}
 	req := m.listRequest(0)
@@ -260,7 +272,7 @@ func (m *memoriesScreen) refreshKeeping() {
 			}
 			m.list.ScrollToOffset(offset)
 		}
-	})
+	}, landed)
 }
 
 // stride is the height one row takes in the list, the gap below it included: how far a

@@ -382,7 +382,8 @@ type liveSearch struct {
 	answerAgain func(engine.RecallResult)
 
 	cancel context.CancelFunc
-	gen    int // the newest search; older answers are dropped
+	gen    int  // the newest search; older answers are dropped
+	owed   bool // the data changed while a search was in flight: run it again when it lands
 
 	// log, when set, gets one debug line per answer shown after typing: the time from the
 	// last keystroke to the rows built, which is what a person waits for (and how issue 26's
@@ -402,8 +403,15 @@ func (s *liveSearch) typed() {
 }
 
 // again runs the shown query once more, quietly: no pending, and the answer goes to
-// answerAgain when it succeeds and one is set (the data changed, not the query).
-func (s *liveSearch) again() { s.start(true) }
+// answerAgain when it succeeds and one is set (the data changed, not the query). A search in
+// flight is not cancelled: it lands, and the rerun starts after it (see reread for why).
+func (s *liveSearch) again() {
+	if s.cancel != nil {
+		s.owed = true
+		return
+	}
+	s.start(true)
+}
 
 // now searches at once, dropping a scheduled search.
 func (s *liveSearch) now() { s.typing.flush(s.run) }
@@ -418,6 +426,9 @@ func (s *liveSearch) start(quiet bool) {
 	}
 	s.gen++
 	gen := s.gen
+	if !quiet {
+		s.owed = false // this search reads the data as it is now
+	}
 	req := s.request()
 	if req.Query == "" {
 		s.answer(engine.RecallResult{}, nil)
@@ -436,6 +447,10 @@ func (s *liveSearch) start(quiet bool) {
 				return // a newer query owns the screen
 			}
 			s.cancel = nil
+			if s.owed {
+				s.owed = false
+				defer s.again()
+			}
 			if quiet && err == nil && s.answerAgain != nil {
 				s.answerAgain(res)
 				return

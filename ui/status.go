@@ -27,7 +27,7 @@ type statusBar struct {
 	counts   *widget.Label
 	row      *fyne.Container
 	content  fyne.CanvasObject
-	statsGen int
+	stats    reread
 
 	// onSemantic and onStats pass the same news on to the settings screen.
 	onSemantic func(state string)
@@ -146,24 +146,23 @@ func grouped(n int) string {
 	return s
 }
 
-// refreshStats reloads the counts; an older answer arriving late is dropped.
+// refreshStats reloads the counts, one read at a time: a refresh asked for while one runs
+// is read after it lands (see reread).
 func (s *statusBar) refreshStats(b Backend) {
-	s.statsGen++
-	gen := s.statsGen
-	s.t.start(func(ctx context.Context) {
-		st, err := b.Stats(ctx)
-		s.t.do(func() {
-			if gen != s.statsGen {
-				return
-			}
-			if err != nil {
-				s.counts.SetText(sentence(err))
-			} else {
-				s.counts.SetText(countsLine(st))
-			}
-			if s.onStats != nil {
-				s.onStats(st, err)
-			}
+	s.stats.ask(func(landed func()) {
+		s.t.start(func(ctx context.Context) {
+			st, err := b.Stats(ctx)
+			s.t.do(func() {
+				defer landed()
+				if err != nil {
+					s.counts.SetText(sentence(err))
+				} else {
+					s.counts.SetText(countsLine(st))
+				}
+				if s.onStats != nil {
+					s.onStats(st, err)
+				}
+			})
 		})
 	})
 }

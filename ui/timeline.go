@@ -38,7 +38,8 @@ type timelineView struct {
 	rows    []timelineRow
 	next    *engine.TimelineCursor
 	loading bool
-	gen     int // the newest reload; pages of older ones are dropped
+	gen     int    // the newest reload; pages of older ones are dropped
+	keeping reread // the live view's re-reads (reloadKeeping)
 	list    *widget.List
 	empty   *widget.Label
 	content fyne.CanvasObject
@@ -61,24 +62,29 @@ func newTimelineView(t *tasks, b timelineReader) *timelineView {
 	return v
 }
 
-// reload reads the timeline from the newest memory again. keep reads as many memories as are
-// loaded now, in one call, and stays scrolled where it was (another program wrote); else it
-// reads the first page and goes to the top.
-func (v *timelineView) reload(keep bool) {
+// reload reads the timeline's first page again and goes to the top.
+func (v *timelineView) reload() {
 	v.gen++
-	limit := 0
-	if keep {
-		limit = min(max(v.loadedFacts(), factPageSize), 2000)
-	}
-	offset := v.list.GetScrollOffset()
-	v.fetch(engine.TimelineRequest{Space: v.space(), Limit: limit}, func(page engine.TimelinePage) {
+	v.fetch(engine.TimelineRequest{Space: v.space()}, func(page engine.TimelinePage) {
 		v.rows, v.next = nil, nil
 		v.add(page)
-		if keep {
+		v.list.ScrollToTop()
+	}, nil)
+}
+
+// reloadKeeping reads as many memories as are loaded now again, in one call, and stays
+// scrolled where it was: another program wrote. It is the live view's read, so one runs at
+// a time (see reread).
+func (v *timelineView) reloadKeeping() {
+	v.keeping.ask(func(landed func()) {
+		v.gen++
+		limit := min(max(v.loadedFacts(), factPageSize), 2000)
+		offset := v.list.GetScrollOffset()
+		v.fetch(engine.TimelineRequest{Space: v.space(), Limit: limit}, func(page engine.TimelinePage) {
+			v.rows, v.next = nil, nil
+			v.add(page)
 			v.list.ScrollToOffset(offset)
-		} else {
-			v.list.ScrollToTop()
-		}
+		}, landed)
 	})
 }
 
@@ -87,17 +93,21 @@ func (v *timelineView) more() {
 	if v.loading || v.next == nil {
 		return
 	}
-	v.fetch(engine.TimelineRequest{Space: v.space(), Before: v.next}, v.add)
+	v.fetch(engine.TimelineRequest{Space: v.space(), Before: v.next}, v.add, nil)
 }
 
 // fetch reads a page in the background and hands it to use on the UI goroutine, unless a
-// newer reload overtook it; an error goes to failed.
-func (v *timelineView) fetch(req engine.TimelineRequest, use func(engine.TimelinePage)) {
+// newer reload overtook it; an error goes to failed. landed, when set, runs once the page is
+// used or dropped.
+func (v *timelineView) fetch(req engine.TimelineRequest, use func(engine.TimelinePage), landed func()) {
 	gen := v.gen
 	v.loading = true
 	v.t.start(func(ctx context.Context) {
 		page, err := v.b.Timeline(ctx, req)
 		v.t.do(func() {
+			if landed != nil {
+				defer landed()
+			}
 			if gen != v.gen {
 				return
 			}

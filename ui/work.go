@@ -94,3 +94,33 @@ func (d *debouncer) flush(f func()) {
 	d.due = false
 	f()
 }
+
+// reread runs the background reads that keep one view current, one at a time: a read asked
+// for while one runs folds into one more, started when the running one lands. Reads that
+// supersede each other instead (the newest wins, older answers are dropped) starve when each
+// takes longer than the asks come: during another program's entity sweep the live view asks
+// every second, a 100k-memory list under that load takes longer, and the window showed
+// nothing new for minutes (issue 27, item 4). A read the person asked for (a filter, a new
+// query) still supersedes; reread is for re-reading what is already shown.
+type reread struct {
+	running bool
+	owed    bool
+}
+
+// ask runs read now, or once the running read has landed. read must call landed on the UI
+// goroutine once its answer has been shown or dropped; a read that never lands (the window
+// closed) leaves nothing to do. UI goroutine only.
+func (r *reread) ask(read func(landed func())) {
+	if r.running {
+		r.owed = true
+		return
+	}
+	r.running = true
+	read(func() {
+		r.running = false
+		if r.owed {
+			r.owed = false
+			r.ask(read)
+		}
+	})
+}
