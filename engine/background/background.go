@@ -9,15 +9,18 @@
 // written in); Chinese from the segmenter's dictionary, which also says where the words of a
 // run are and which are content words (the caller's, see Units).
 //
-// The English table is built on first use (see BenchmarkEnglishTable) and only read after,
-// once per process.
+// Both tables are made ahead by generators under internal/ and embedded ready to use: the
+// English one is parsed once per process on first use (see BenchmarkEnglishTable), the
+// Chinese one is searched where it lies.
 package background
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"fmt"
+	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -29,14 +32,18 @@ import (
 	"github.com/memdesk/memdesk/engine/analysis"
 )
 
-// subtlexUS is word<TAB>count, lower-cased, counts of 2 or more (see NOTICE).
+// enStems is the English table: a line per stem of the SUBTLEX-US words,
+// "stem<TAB>count" with the counts of every word that shares the stem summed, sorted by
+// the stems' bytes, after a first line holding the counts' total under the empty stem
+// (internal/genen writes it with WriteEnglishStems; see NOTICE). Stemming the 60k words
+// at start-up took 130-300 ms, most of a one-shot CLI recall; reading this takes a tenth.
 //
-//go:embed subtlex-us.tsv.gz
-var subtlexUS []byte
+//go:embed en-stems.tsv
+var enStems string
 
 // englishTable is built once per process, on first use, and never written after: it is
 // constant data, like the table it is built from.
-var englishTable = sync.OnceValues(loadEnglish)
+var englishTable = sync.OnceValues(func() (english, error) { return parseEnglish(enStems) })
 
 // english is the English table: each stem's -ln(share of words), and the words counted.
 type english struct {
@@ -44,8 +51,8 @@ type english struct {
 	total       float64
 }
 
-// Load builds the English table now rather than on the first query (60 ms), for processes
-// that warm up before anyone types. Safe to call more than once and from any goroutine.
+// Load reads the English table now rather than on the first query, for processes that
+// warm up before anyone types. Safe to call more than once and from any goroutine.
 func Load() error {
 	_, err := englishTable()
 	return err
@@ -230,11 +237,34 @@ func hasLetter(s string) bool {
 	return false
 }
 
-// loadEnglish sums the counts of the words that share a stem: the index matches stems.
-func loadEnglish() (english, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(subtlexUS))
+// parseEnglish reads a table WriteEnglishStems wrote.
+func parseEnglish(table string) (english, error) {
+	first, rest, _ := strings.Cut(table, "\n")
+	empty, totalText, ok := strings.Cut(first, "\t")
+	total, err := strconv.ParseFloat(totalText, 64)
+	if !ok || empty != "" || err != nil || total <= 0 {
+		return english{}, fmt.Errorf("english stem table: first line %q is not the total", first)
+	}
+	en := english{specificity: make(map[string]float64, strings.Count(rest, "\n")), total: total}
+	for line := range strings.Lines(rest) {
+		stem, countText, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		c, err := strconv.ParseFloat(countText, 64)
+		if !ok || err != nil || c <= 0 {
+			return english{}, fmt.Errorf("english stem table: bad line %q", line)
+		}
+		en.specificity[stem] = math.Log(total / c)
+	}
+	return en, nil
+}
+
+// WriteEnglishStems writes the English table from word counts ("word<TAB>count" lines,
+// gzip-compressed: subtlex-us.tsv.gz): the counts of the words that share a stem summed, as
+// the index matches stems. internal/genen runs it to make en-stems.tsv, and a test checks
+// that the embedded table is what it writes with today's analyzer.
+func WriteEnglishStems(w io.Writer, wordCounts io.Reader) error {
+	zr, err := gzip.NewReader(wordCounts)
 	if err != nil {
-		return english{}, err
+		return fmt.Errorf("read word counts: %w", err)
 	}
 	counts := map[string]float64{}
 	var total float64
@@ -256,11 +286,12 @@ func loadEnglish() (english, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return english{}, err
+		return fmt.Errorf("read word counts: %w", err)
 	}
-	en := english{specificity: make(map[string]float64, len(counts)), total: total}
-	for stem, c := range counts {
-		en.specificity[stem] = math.Log(total / c)
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "\t%.0f\n", total)
+	for _, stem := range slices.Sorted(maps.Keys(counts)) {
+		fmt.Fprintf(bw, "%s\t%.0f\n", stem, counts[stem])
 	}
-	return en, nil
+	return bw.Flush()
 }

@@ -1,7 +1,9 @@
 package background
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -151,8 +153,43 @@ func TestUnitsAreDistinct(t *testing.T) {
 // BenchmarkEnglishTable is the one-time cost of the first English query in a process.
 func BenchmarkEnglishTable(b *testing.B) {
 	for b.Loop() {
-		if _, err := loadEnglish(); err != nil {
+		if _, err := parseEnglish(enStems); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestEnglishStemTableIsCurrent: the embedded English table is what internal/genen writes
+// from the word counts with today's analyzer. A change to stemming or folding that is not
+// followed by a new table would leave every English word's specificity looked up under a
+// stem the index no longer makes.
+func TestEnglishStemTableIsCurrent(t *testing.T) {
+	f, err := os.Open("subtlex-us.tsv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var want bytes.Buffer
+	if err := WriteEnglishStems(&want, f); err != nil {
+		t.Fatal(err)
+	}
+	if want.String() != enStems {
+		t.Fatalf("en-stems.tsv is stale (%d bytes embedded, %d written now): run\n"+
+			"  go run ./engine/background/internal/genen < engine/background/subtlex-us.tsv.gz > engine/background/en-stems.tsv", len(enStems), want.Len())
+	}
+	en, err := parseEnglish(enStems)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(en.specificity) < 30000 || en.total < 4e7 {
+		t.Errorf("the table holds %d stems over %.0f words; SUBTLEX-US has about 45k over 49.7M", len(en.specificity), en.total)
+	}
+}
+
+func TestParseEnglishRefusesADamagedTable(t *testing.T) {
+	for _, table := range []string{"", "word\t12\n", "\t100\nshed\tmany\n", "\t100\nshed\n"} {
+		if _, err := parseEnglish(table); err == nil {
+			t.Errorf("parseEnglish(%q) took it", table)
 		}
 	}
 }
