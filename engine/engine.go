@@ -192,7 +192,11 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 		compactWanted: make(chan struct{}, 1),
 		parser:        ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	e.vectors.log = e.log
-	if err := st.PruneChanges(ctx); err != nil {
+	if st.ReadOnly() {
+		// Warn: the CLI shows warnings only, and a person whose change is refused later
+		// should have been told why at the start.
+		e.log.Warn("this user cannot write the database, so it is open read-only: memories can be searched, listed and exported, not changed", "path", st.Path())
+	} else if err := st.PruneChanges(ctx); err != nil {
 		e.log.Warn("change log not pruned", "err", err)
 	}
 	if opts.Entities != nil {

@@ -47,6 +47,8 @@ func (s *Store) diskError(err error) error {
 	switch {
 	case err == nil || errors.As(err, &de):
 		return err
+	case errors.Is(err, sqlite3.READONLY):
+		return fmt.Errorf("%w (%w)", s.readOnlyError(), err)
 	case errors.Is(err, sqlite3.FULL), errors.Is(err, syscall.ENOSPC):
 		return &DiskError{Path: s.path, Full: true, Err: err}
 	case errors.Is(err, sqlite3.IOERR):

@@ -39,6 +39,10 @@ var (
 	// ErrNoDirectory: the folder the database should be in does not exist, and
 	// Options.CreateDirs is off.
 	ErrNoDirectory = errors.New("folder does not exist")
+	// ErrReadOnly: the database file or its folder cannot be written by this user (or the
+	// file system is read-only). Such a database opens for reading; every change is refused
+	// with this error.
+	ErrReadOnly = errors.New("the database is read-only")
 )
 
 // sqliteHeader starts every SQLite database file.
@@ -59,6 +63,9 @@ type Store struct {
 	path    string
 	opts    Options
 	created bool
+	// readOnly: opened for reading only, since this user cannot write the file or its
+	// folder (see openReadOnly).
+	readOnly bool
 }
 
 // Options configure a Store.
@@ -146,6 +153,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		if err := checkDatabaseFile(abs); err != nil {
 			return nil, err
 		}
+		if !writable(abs) || !writable(dir) {
+			return openReadOnly(ctx, abs, opts)
+		}
 	}
 	if err := createSidecars(abs); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
@@ -187,6 +197,53 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// without statistics (TestRecallPathUsesIndexes).
 	return s, nil
 }
+
+// openReadOnly opens a database this user cannot write: a backup on read-only media, a
+// file another user owns, a folder shared read-only. Everything that reads works (recall,
+// list, export, stats); every change is refused with ErrReadOnly. It writes nothing, so it
+// neither upgrades an old schema (that is refused too) nor rebuilds an index made by older
+// analysis rules (recall searches it as it is).
+func openReadOnly(ctx context.Context, abs string, opts Options) (*Store, error) {
+	q := "?mode=ro"
+	// SQLite reads a WAL database through its -shm. When the last writer closed cleanly
+	// there is none, and none can be made here: then the file is read as immutable, which
+	// is what it is to this process. A -wal holding changes not yet merged cannot be read
+	// without its -shm: refuse rather than show memories older than the file's.
+	if _, err := os.Stat(abs + "-shm"); err != nil {
+		if wal, err := os.Stat(abs + "-wal"); err == nil && wal.Size() > 0 {
+			return nil, fmt.Errorf("open store %q: %w, and its last writer left changes in %s that only a writer can merge: copy the database with its -wal file to a folder you can write, and open the copy",
+				abs, ErrReadOnly, abs+"-wal")
+		}
+		q += "&immutable=1"
+	}
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + q +
+		fmt.Sprintf("&_pragma=busy_timeout(%d)", opts.BusyTimeout.Milliseconds()) +
+		"&_pragma=foreign_keys(on)" + fmt.Sprintf("&_pragma=cache_size(%d)", -pageCacheKiB)
+	s := &Store{path: abs, opts: opts, readOnly: true}
+	db, err := driver.Open(dsn, s.registerExtensions)
+	if err != nil {
+		return nil, openError(abs, err)
+	}
+	s.db = db
+	if _, err := s.Version(ctx); err != nil {
+		db.Close()
+		if !strings.Contains(q, "immutable") {
+			// A -shm this user cannot write: a writer has the database open now, and SQLite
+			// shares the WAL's index only with processes that can write it.
+			return nil, fmt.Errorf("open store %q: %w, and another program has it open for writing now (%v): read it once that program has closed it, or copy the database with its -wal file to a folder you can write and open the copy",
+				abs, ErrReadOnly, err)
+		}
+		return nil, fmt.Errorf("open store %q read-only: %w", abs, err)
+	}
+	if err := s.migrate(ctx, migrations); err != nil {
+		db.Close()
+		return nil, openError(abs, err)
+	}
+	return s, nil
+}
+
+// ReadOnly reports whether the store was opened for reading only (ErrReadOnly).
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // openError wraps an error of opening the database at path. SQLite's "file is not a
 // database" becomes ErrNotDatabase: checkDatabaseFile saw the header, but the rest of the
@@ -445,6 +502,9 @@ const beginTries = 3
 // begin starts an IMMEDIATE transaction, asking again (beginTries in all, a short pause
 // between) while another connection holds the write lock past the busy timeout.
 func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
+	if s.readOnly {
+		return nil, s.readOnlyError()
+	}
 	for try := 1; ; try++ {
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err == nil || !IsBusy(err) || try == beginTries {
@@ -458,6 +518,13 @@ func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// readOnlyError is the refusal of a change to a read-only database, worded for the person
+// who asked for the change.
+func (s *Store) readOnlyError() error {
+	return fmt.Errorf("%w: %s cannot be written by this user, so memories can be searched, listed and exported, not changed; to change them, copy the database to a folder you can write and open the copy",
+		ErrReadOnly, s.path)
 }
 
 // write runs fn in one IMMEDIATE transaction (the driver's default here), so a writer takes

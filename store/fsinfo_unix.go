@@ -12,3 +12,7 @@ func freeBytes(dir string) (uint64, bool) {
 	}
 	return uint64(st.Bavail) * uint64(st.Bsize), true
 }
+
+// writable reports whether this process may write path (a file, or a folder's entries): not
+// when the permissions say no or the file system is mounted read-only.
+func writable(path string) bool { return unix.Access(path, unix.W_OK) == nil }
