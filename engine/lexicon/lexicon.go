@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memdesk/memdesk/engine/analysis"
@@ -76,6 +77,26 @@ type Index struct {
 	names      map[string]uint32
 	unnamed    map[string]bool
 	unnamedSeq int64
+
+	// searching counts searches waiting for mu; stopWarm cancels the WarmCommon read holding
+	// it (nil between reads). A common word's list takes 25-130 ms to read, and a first
+	// search typed while the app warms up waited behind one such read per term it looked up.
+	searching atomic.Int32
+	warmMu    sync.Mutex
+	stopWarm  context.CancelFunc
+}
+
+// lockForSearch takes mu for a search: ahead of WarmCommon, whose read in progress is
+// cancelled (it reads that list again later).
+func (x *Index) lockForSearch() {
+	x.searching.Add(1)
+	defer x.searching.Add(-1)
+	x.warmMu.Lock()
+	if x.stopWarm != nil {
+		x.stopWarm()
+	}
+	x.warmMu.Unlock()
+	x.mu.Lock()
 }
 
 // New returns an index over rd. It reads nothing until the first Search.
@@ -95,7 +116,8 @@ func (x *Index) Warm(ctx context.Context) error {
 // queries do not search) until budget postings per kind are cached, so the first search with
 // a common word does not read its list: 25-130 ms for a word in thousands of chunks, against
 // 1-10 ms once cached. Rare words are cheap to read when asked for. The lock is taken per
-// list, so searches meanwhile wait for one list at most. It returns the postings cached.
+// list, and a search that wants it cancels the list being read (read again after it), so a
+// search typed meanwhile waits for no list but its own. It returns the postings cached.
 func (x *Index) WarmCommon(ctx context.Context, budget int) (int, error) {
 	if err := x.Warm(ctx); err != nil {
 		return 0, err
@@ -108,15 +130,18 @@ func (x *Index) WarmCommon(ctx context.Context, budget int) (int, error) {
 			return total, err
 		}
 		cached := 0
-		for _, term := range terms {
-			if cached >= budget || ctx.Err() != nil {
-				break
-			}
-			n, err := x.warmList(ctx, kind, term)
-			if err != nil {
+		for i := 0; i < len(terms) && cached < budget && ctx.Err() == nil; {
+			n, err := x.warmStep(ctx, kind, terms[i])
+			switch {
+			case ctx.Err() != nil:
+				return total, ctx.Err()
+			case errors.Is(err, errWarmYielded):
+				continue // a search came first: read this list again once it is done
+			case err != nil:
 				return total, err
 			}
 			cached += n
+			i++
 		}
 		total += cached
 	}
@@ -125,6 +150,40 @@ func (x *Index) WarmCommon(ctx context.Context, budget int) (int, error) {
 
 // maxWarmTerms bounds the terms WarmCommon looks at per kind.
 const maxWarmTerms = 5000
+
+// errWarmYielded: a search cancelled a warm read to take the lock first.
+var errWarmYielded = errors.New("warm read yielded to a search")
+
+// warmStep is warmList when no search wants the lock, cancellable by one that comes (see
+// lockForSearch). It waits while searches are waiting; a read cancelled by a search returns
+// errWarmYielded.
+func (x *Index) warmStep(ctx context.Context, kind, term string) (int, error) {
+	for x.searching.Load() > 0 {
+		t := time.NewTimer(warmPause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		case <-t.C:
+		}
+	}
+	step, cancel := context.WithCancel(ctx)
+	defer cancel()
+	x.warmMu.Lock()
+	x.stopWarm = cancel
+	x.warmMu.Unlock()
+	n, err := x.warmList(step, kind, term)
+	x.warmMu.Lock()
+	x.stopWarm = nil
+	x.warmMu.Unlock()
+	if err != nil && step.Err() != nil && ctx.Err() == nil {
+		return 0, errWarmYielded
+	}
+	return n, err
+}
+
+// warmPause is how long WarmCommon waits before looking again while searches wait.
+const warmPause = 5 * time.Millisecond
 
 // warmList reads one term's postings into the cache under the lock; it returns their number.
 func (x *Index) warmList(ctx context.Context, kind, term string) (int, error) {
@@ -169,7 +228,7 @@ type Fresh struct {
 
 // Fresh refreshes the index from the change log and returns a view that will not again.
 func (x *Index) Fresh(ctx context.Context) (Fresh, error) {
-	x.mu.Lock()
+	x.lockForSearch()
 	defer x.mu.Unlock()
 	if err := x.refresh(ctx); err != nil {
 		return Fresh{}, fmt.Errorf("refresh the word index: %w", err)
@@ -613,7 +672,7 @@ func (x *Index) search(ctx context.Context, req Request, fresh bool) (Result, er
 	if len(req.Terms) > MaxAsked {
 		return Result{}, fmt.Errorf("lexicon search: %d terms, at most %d", len(req.Terms), MaxAsked)
 	}
-	x.mu.Lock()
+	x.lockForSearch()
 	defer x.mu.Unlock()
 	if err := x.catchUp(ctx, fresh); err != nil {
 		return Result{}, fmt.Errorf("refresh the word index: %w", err)
@@ -713,7 +772,7 @@ func (x *Index) Stats(ctx context.Context, kind, space string) (int, error) {
 }
 
 func (x *Index) stats(ctx context.Context, kind, space string, fresh bool) (int, error) {
-	x.mu.Lock()
+	x.lockForSearch()
 	defer x.mu.Unlock()
 	if err := x.catchUp(ctx, fresh); err != nil {
 		return 0, fmt.Errorf("refresh the word index: %w", err)
@@ -830,7 +889,7 @@ func (x *Index) EntitySearch(ctx context.Context, kind, space string, names []st
 
 func (x *Index) entitySearch(ctx context.Context, kind, space string, names []string,
 	choose func(df map[string]int, n int) []string, limit int, fresh bool) (EntityResult, error) {
-	x.mu.Lock()
+	x.lockForSearch()
 	defer x.mu.Unlock()
 	if err := x.catchUp(ctx, fresh); err != nil {
 		return EntityResult{}, fmt.Errorf("refresh the entity index: %w", err)
@@ -951,7 +1010,7 @@ func (x *Index) KnownNames(ctx context.Context, names []string) (map[string]bool
 }
 
 func (x *Index) knownNames(ctx context.Context, names []string, fresh bool) (map[string]bool, error) {
-	x.mu.Lock()
+	x.lockForSearch()
 	defer x.mu.Unlock()
 	if err := x.catchUp(ctx, fresh); err != nil {
 		return nil, fmt.Errorf("refresh the entity index: %w", err)

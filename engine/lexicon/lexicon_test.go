@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -380,6 +382,77 @@ func TestWarmCommonCachesTheCommonestLists(t *testing.T) {
 	}
 	if rd.reads[analysis.Stem("osprey")] != 1 {
 		t.Errorf("osprey's list read %d times, want once, by its search", rd.reads[analysis.Stem("osprey")])
+	}
+}
+
+// stallingReader stalls the first read of one term's list until its reader gives up: a
+// common word's list that takes long to read.
+type stallingReader struct {
+	Reader
+	stall   string
+	once    sync.Once
+	stalled chan struct{} // closed as that read begins
+}
+
+func (r *stallingReader) TermOwners(ctx context.Context, kind, from, to string) (map[string][]int64, error) {
+	if from == r.stall {
+		first := false
+		r.once.Do(func() { first = true; close(r.stalled) })
+		if first {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+	}
+	return r.Reader.TermOwners(ctx, kind, from, to)
+}
+
+// TestASearchDoesNotWaitForWarmCommon: a search typed while WarmCommon reads a long list
+// takes the lock at once, cancelling that read, and WarmCommon reads the list again after
+// it. The first search typed into a window warming up waited behind one such read (25-130
+// ms each) per term it looked up.
+func TestASearchDoesNotWaitForWarmCommon(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "m.db"))
+	for i := range 5 {
+		add(t, st, "", fmt.Sprintf("the kestrel %d hovers", i))
+	}
+	kingfisher := add(t, st, "", "a kingfisher on the weir")
+	rd := &stallingReader{Reader: st, stall: analysis.Stem("kestrel"), stalled: make(chan struct{})}
+	x := New(rd)
+	warmed := make(chan error, 1)
+	go func() {
+		_, err := x.WarmCommon(ctx, 1000)
+		warmed <- err
+	}()
+	<-rd.stalled // WarmCommon holds the lock, in a read that would never end by itself
+
+	type answer struct {
+		res Result
+		err error
+	}
+	searched := make(chan answer, 1)
+	go func() {
+		res, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms("kingfisher"), Limit: 5})
+		searched <- answer{res, err}
+	}()
+	var res Result
+	select {
+	case a := <-searched:
+		if a.err != nil {
+			t.Fatalf("search while WarmCommon reads: %v", a.err)
+		}
+		res = a.res
+	case <-time.After(time.Minute): // a deadline for a loaded machine, not an expectation
+		t.Fatal("the search waited a minute behind WarmCommon's read")
+	}
+	if got := ids(res.Matches); len(got) != 1 || got[0] != kingfisher {
+		t.Errorf("search while WarmCommon reads found %v, want [%d]", got, kingfisher)
+	}
+	if err := <-warmed; err != nil {
+		t.Fatalf("WarmCommon after yielding: %v", err)
+	}
+	if _, err := x.Search(ctx, Request{Kind: store.KindFact, Terms: terms("kestrel"), Limit: 5}); err != nil {
+		t.Fatal(err)
 	}
 }
 
