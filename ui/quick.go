@@ -63,7 +63,7 @@ type quickWindow struct {
 }
 
 func newQuickWindow(t *tasks, a fyne.App, b Backend, log *slog.Logger, afterWrite func()) *quickWindow {
-	q := &quickWindow{hitList: newHitList(), win: a.NewWindow("memdesk quick"), clip: a.Clipboard(), log: log}
+	q := &quickWindow{hitList: newHitList(t.do), win: a.NewWindow("memdesk quick"), clip: a.Clipboard(), log: log}
 	q.search = &liveSearch{t: t, b: b, typing: debouncer{delay: quickDebounce}, request: q.request, answer: q.show, log: log}
 	q.banner = newBanner()
 	q.acts = &factActions{t: t, b: b, banner: q.banner, after: afterWrite}

@@ -23,7 +23,7 @@ import (
 )
 
 // hitTextLimit bounds how much of a long chunk a result card shows.
-const hitTextLimit = 600
+const hitTextLimit = 240
 
 // recallScreen is the search box and its results: search as you type, each keystroke
 // cancelling the query before it. Up and Down move a highlight through the results and
@@ -124,7 +124,7 @@ func chosen[T any](choices []selectChoice[T], sel *widget.Select) T {
 }
 
 func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
-	r := &recallScreen{hitList: newHitList(), now: time.Now}
+	r := &recallScreen{hitList: newHitList(t.do), now: time.Now}
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request, log: log,
 		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
@@ -238,21 +238,52 @@ type hitList struct {
 	selected int
 	results  *fyne.Container
 	scroll   *container.Scroll
+	// later runs a function on the UI goroutine after what is queued there now: the rows
+	// below the first screen are laid out then (nil: all at once).
+	later func(func())
+	gen   int // setRows calls, so a late second part of an older answer is dropped
 }
 
-func newHitList() hitList {
+func newHitList(later func(func())) hitList {
 	results := container.NewVBox()
-	return hitList{selected: -1, results: results, scroll: container.NewVScroll(results)}
+	return hitList{selected: -1, results: results, scroll: container.NewVScroll(results), later: later}
 }
 
-// setRows replaces the rows, with nothing highlighted.
-func (l *hitList) setRows(rows []*resultRow) {
+// firstRows is how many rows setRows lays out before the screen is drawn: what a screen
+// shows. Laying out a card measures every word of its text for wrapping, 5-15 ms a card, so
+// the rest follow in a second step instead of delaying the first.
+const firstRows = 4
+
+// setRows replaces the rows, with nothing highlighted, the first screen's first (see
+// firstRows).
+func (l *hitList) setRows(rows []*resultRow) { l.replaceRows(rows, false) }
+
+// replaceRows is setRows; atOnce lays every row out now, for a caller that scrolls the new
+// rows to where the old ones were.
+func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 	l.selectHit(-1)
 	l.cards = rows
-	l.results.RemoveAll()
-	for _, row := range rows {
-		l.results.Add(row.content)
+	l.gen++
+	gen := l.gen
+	// One layout per step: Container.Add lays the whole list out again on each call.
+	objects := make([]fyne.CanvasObject, len(rows))
+	for i, row := range rows {
+		objects[i] = row.content
 	}
+	if atOnce || l.later == nil || len(objects) <= firstRows {
+		l.results.Objects = objects
+		l.results.Refresh()
+		return
+	}
+	l.results.Objects = objects[:firstRows:firstRows]
+	l.results.Refresh()
+	l.later(func() {
+		if gen != l.gen {
+			return
+		}
+		l.results.Objects = objects
+		l.results.Refresh()
+	})
 }
 
 // move walks the highlight by delta rows, stopping at either end.
@@ -442,7 +473,9 @@ func (s *liveSearch) start(quiet bool) {
 		began := time.Now()
 		res, err := s.b.Recall(ctx, req)
 		took := time.Since(began)
+		answered := time.Now()
 		s.t.do(func() {
+			queued := time.Since(answered)
 			if gen != s.gen {
 				return // a newer query owns the screen
 			}
@@ -455,10 +488,12 @@ func (s *liveSearch) start(quiet bool) {
 				s.answerAgain(res)
 				return
 			}
+			building := time.Now()
 			s.answer(res, err)
 			if s.log != nil && !quiet && !lastKey.IsZero() {
-				s.log.Debug("search shown", "hits", len(res.Hits), "recall", took,
-					"after_last_key", time.Since(lastKey), "debounce", s.typing.delay)
+				// queued: the answer waited for the UI goroutine; built: the rows took to make.
+				s.log.Debug("search shown", "hits", len(res.Hits), "recall", took, "queued", queued,
+					"built", time.Since(building), "after_last_key", time.Since(lastKey), "debounce", s.typing.delay)
 			}
 		})
 	})
@@ -492,7 +527,7 @@ func (r *recallScreen) showAgain(res engine.RecallResult) {
 		}
 	}
 	offset := r.scroll.Offset
-	r.show(res, nil)
+	r.present(res, nil, true)
 	for i, c := range r.cards {
 		if opened[keyOf(c.hit)] && c.details != nil {
 			c.details.Open(0)
@@ -529,7 +564,10 @@ func sameAnswer(a, b engine.RecallResult) bool {
 	return true
 }
 
-func (r *recallScreen) show(res engine.RecallResult, err error) {
+func (r *recallScreen) show(res engine.RecallResult, err error) { r.present(res, err, false) }
+
+// present is show; atOnce lays every card out now (see replaceRows).
+func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) {
 	r.shown = res
 	r.setRows(nil)
 	r.respell.Hide()
@@ -573,7 +611,7 @@ func (r *recallScreen) show(res engine.RecallResult, err error) {
 		card, fold := hitCard(h, r.open)
 		rows = append(rows, newResultRow(h, card, fold))
 	}
-	r.setRows(rows)
+	r.replaceRows(rows, atOnce)
 }
 
 // nothingRelevant says why a search found nothing.

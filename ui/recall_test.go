@@ -575,3 +575,40 @@ func TestRecallFiltersAndSort(t *testing.T) {
 		t.Errorf("note = %q, want %q", r.note.Text, want)
 	}
 }
+
+// TestSetRowsLaysOutTheFirstScreenFirst: ten cards are laid out in two steps, the first
+// screen's before anything else queued on the UI goroutine, the rest after; a newer answer
+// drops the older one's second step.
+func TestSetRowsLaysOutTheFirstScreenFirst(t *testing.T) {
+	var queued []func()
+	l := newHitList(func(f func()) { queued = append(queued, f) })
+	rows := func(n int, text string) []*resultRow {
+		out := make([]*resultRow, n)
+		for i := range out {
+			out[i] = newResultRow(engine.Hit{ID: int64(i + 1), Text: text}, widget.NewLabel(text), nil)
+		}
+		return out
+	}
+	l.setRows(rows(10, "old"))
+	if got := len(l.results.Objects); got != firstRows || len(l.cards) != 10 || len(queued) != 1 {
+		t.Fatalf("after setRows: %d rows laid out, %d cards, %d steps queued; want %d, 10, 1", got, len(l.cards), len(queued), firstRows)
+	}
+	queued[0]()
+	if got := len(l.results.Objects); got != 10 {
+		t.Fatalf("after the second step: %d rows laid out, want 10", got)
+	}
+
+	queued = nil
+	l.setRows(rows(10, "old"))
+	l.setRows(rows(2, "new"))
+	for _, f := range queued {
+		f()
+	}
+	if got := len(l.results.Objects); got != 2 {
+		t.Errorf("an older answer's second step ran over the newer answer: %d rows laid out, want 2", got)
+	}
+	l.replaceRows(rows(10, "again"), true)
+	if got := len(l.results.Objects); got != 10 {
+		t.Errorf("replaceRows at once laid out %d rows, want 10", got)
+	}
+}
