@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"os"
 	"path/filepath"
@@ -170,5 +171,33 @@ func TestParseEPUBSpine(t *testing.T) {
 	}
 	if doc.Title != "Two Chapters" {
 		t.Errorf("title %q", doc.Title)
+	}
+}
+
+// TestZipBombRefusedBeforeInflating: a member whose header says it inflates past the budget
+// is refused before a byte of it is inflated; reading a bomb up to the budget took 6-28 s
+// and up to 854 MB.
+func TestZipBombRefusedBeforeInflating(t *testing.T) {
+	bomb := zipOf(t, [2]string{"word/document.xml", wordDoc + strings.Repeat("<w:p><w:r><w:t>aaaa</w:t></w:r></w:p>", 16<<20/37)})
+	budget := containerBudget * int64(len(bomb))
+	for _, read := range []struct {
+		name string
+		run  func(d *zipDoc) error
+	}{
+		{"read", func(d *zipDoc) error { _, err := d.read("word/document.xml"); return err }},
+		{"walk", func(d *zipDoc) error {
+			return d.walk("word/document.xml", func(*xml.Decoder, xml.Token) error { return nil })
+		}},
+	} {
+		d, err := openZipDoc(bomb, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := read.run(d); !errors.Is(err, errExpandsTooFar) {
+			t.Errorf("%s of a 16 MB member under a %d-byte budget: %v, want errExpandsTooFar", read.name, budget, err)
+		}
+		if d.budget != budget {
+			t.Errorf("%s inflated %d bytes of the bomb before refusing it, want none", read.name, budget-d.budget)
+		}
 	}
 }
