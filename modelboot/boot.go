@@ -38,10 +38,14 @@ type Boot struct {
 	http     *http.Client
 	ownHTTP  bool // http is ours: close its idle connections when Run ends
 
-	hub     stateHub
-	wake    chan struct{} // Recheck: one pending wake-up is enough
-	rewarm  atomic.Bool   // Embed saw a width change; measure again
-	running atomic.Bool
+	hub    stateHub
+	wake   chan struct{} // Recheck: one pending wake-up is enough
+	rewarm atomic.Bool   // Embed saw a width change; measure again
+	// oddWidth is the width of the last vector Embed refused as of another width than the
+	// warm-up measured (0: none since the last warm-up): when the next warm-up measures the
+	// old width again, the server answers widths at random, and the state must not say ready.
+	oddWidth atomic.Int64
+	running  atomic.Bool
 	// embedFailures counts Embed calls in a row that the server answered with an error;
 	// brokenEmbed is the last one's reason once they reach failingEmbeds.
 	embedFailures atomic.Int32
@@ -237,6 +241,11 @@ func (b *Boot) bootstrap(ctx context.Context, pull bool) error {
 	}
 	if len(vecs[0]) == 0 {
 		return b.fail(ctx, "warm up", errors.New("the model returned an empty vector; is it an embedding model?"))
+	}
+	if odd := b.oddWidth.Swap(0); odd != 0 && before.Dims == len(vecs[0]) {
+		// Not a new model: the same one answered the warm-up at the width it had, and
+		// another text at another width. Run tries again with backoff.
+		return b.fail(ctx, "embed", fmt.Errorf("the server answers vectors of %d dimensions for some texts and %d for others; its answers cannot be used", odd, before.Dims))
 	}
 	st.Phase, st.Dims = PhaseReady, len(vecs[0])
 	b.setState(st)

@@ -256,6 +256,7 @@ func (b *Boot) embedRequest(ctx context.Context, timeout time.Duration, inputs [
 func (b *Boot) accept(st State, v []float32) error {
 	if len(v) != st.Dims {
 		// Let Run measure again: the model may have changed under its name.
+		b.oddWidth.Store(int64(len(v)))
 		b.rewarm.Store(true)
 		b.Recheck()
 		return &DimsError{Got: len(v), Want: st.Dims}

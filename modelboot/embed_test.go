@@ -217,6 +217,32 @@ func TestEmbedDimsChanged(t *testing.T) {
 	}
 }
 
+// TestEmbedWidthsAtRandomIsNotReady (issue 27, item 12): a server whose warm-up vector has
+// the recorded width but whose other answers have another is not a model that changed: the
+// state says it failed, naming both widths, instead of going back to ready.
+func TestEmbedWidthsAtRandomIsNotReady(t *testing.T) {
+	srv := newServer(t, tinyWith(func(m *ollamatest.Model) {
+		m.Embed = func(text string) []float32 {
+			if text == warmupText {
+				return ollamatest.Embedding(text, 16)
+			}
+			return ollamatest.Embedding(text, 8)
+		}
+	}))
+	set := fastSettings(srv)
+	set.HealthInterval = time.Hour // only Embed's report triggers the re-warm
+	set.MinBackoff, set.MaxBackoff = time.Hour, time.Hour
+	b := ready(t, srv, set)
+
+	if _, err := b.Embed(t.Context(), []string{"a"}); !errors.Is(err, ErrDimsChanged) {
+		t.Fatalf("Embed: %v, want ErrDimsChanged", err)
+	}
+	st := waitFor(t, b, "failed", phaseIs(PhaseFailed))
+	if !strings.Contains(st.Reason, "8 dimensions") || !strings.Contains(st.Reason, "16") {
+		t.Errorf("reason %q, want both widths named", st.Reason)
+	}
+}
+
 func TestEmbedZeroVector(t *testing.T) {
 	// A GloVe-like model: only known English words embed.
 	vocab := strings.Fields("memdesk checks that the embedding model is ready my manager likes simple style")
