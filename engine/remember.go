@@ -100,7 +100,7 @@ func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResu
 	id, dup, err := e.st.AddFact(ctx, space, store.NewFact{Content: text, Hash: contentHash(text),
 		Entities: e.extractEntities(text), Triples: triples, Supersedes: req.Supersedes})
 	if err != nil {
-		return RememberResult{}, mapSupersede(err)
+		return RememberResult{}, e.damaged(ctx, mapSupersede(err))
 	}
 	res := RememberResult{FactID: id, Status: StatusAdded, Superseded: req.Supersedes}
 	if dup {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -28,7 +29,11 @@ var fullTextIndexes = []struct{ name, refill string }{
 // readers see the old index or the new one. An index too damaged to empty is dropped and
 // created again from its own definition. It returns a line per index rebuilt.
 func (s *Store) RebuildIndexes(ctx context.Context, progress func(done, total int)) ([]string, error) {
-	var done []string
+	// The b-tree indexes first: refilling a full-text index reads facts through them.
+	done, err := s.rebuildTreeIndexes(ctx)
+	if err != nil {
+		return done, err
+	}
 	for i, ix := range fullTextIndexes {
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			// Names are this package's constants, never user text.
@@ -50,6 +55,96 @@ func (s *Store) RebuildIndexes(ctx context.Context, progress func(done, total in
 		if progress != nil {
 			progress(i+1, len(fullTextIndexes))
 		}
+	}
+	return done, nil
+}
+
+// rebuildTreeIndexes rebuilds the ordinary indexes (dedupe, lookups) with REINDEX. An index
+// with a damaged page can be neither rebuilt nor dropped: SQLite reads it to free its pages
+// and fails. Its entry is then removed from the schema, it is created again from its own
+// definition, all in one transaction, and VACUUM writes the file anew without the
+// orphaned pages. Indexes hold no data of their own, so nothing stored is touched.
+func (s *Store) rebuildTreeIndexes(ctx context.Context) ([]string, error) {
+	type index struct{ name, ddl string }
+	var indexes []index
+	rows, err := s.db.QueryContext(ctx, `SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list the indexes: %w", err)
+	}
+	for rows.Next() {
+		var ix index
+		if err := rows.Scan(&ix.name, &ix.ddl); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list the indexes: %w", err)
+		}
+		indexes = append(indexes, ix)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the indexes: %w", err)
+	}
+	var done []string
+	var damaged []index
+	for _, ix := range indexes {
+		// Names come from the schema and are quoted; never user text.
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `REINDEX "`+strings.ReplaceAll(ix.name, `"`, `""`)+`"`)
+			return err
+		})
+		switch {
+		case err == nil:
+			done = append(done, "index "+ix.name+" rebuilt")
+		case IsCorrupt(err):
+			damaged = append(damaged, ix)
+		default:
+			return done, fmt.Errorf("rebuild index %s: %w", ix.name, err)
+		}
+	}
+	if len(damaged) == 0 {
+		return done, nil
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return done, err
+	}
+	defer conn.Close()
+	err = func() (err error) {
+		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+			}
+		}()
+		if _, err := conn.ExecContext(ctx, `PRAGMA writable_schema = ON`); err != nil {
+			return err
+		}
+		for _, ix := range damaged {
+			if _, err := conn.ExecContext(ctx, `DELETE FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name); err != nil {
+				return err
+			}
+		}
+		if _, err := conn.ExecContext(ctx, `PRAGMA writable_schema = RESET`); err != nil {
+			return err
+		}
+		for _, ix := range damaged {
+			if _, err := conn.ExecContext(ctx, ix.ddl); err != nil {
+				return fmt.Errorf("create %s again: %w", ix.name, err)
+			}
+		}
+		_, err = conn.ExecContext(ctx, `COMMIT`)
+		return err
+	}()
+	if err != nil {
+		return done, fmt.Errorf("make the damaged indexes anew: %w", s.diskError(err))
+	}
+	// The damaged index's pages belong to nothing now: VACUUM leaves them out of the file.
+	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
+		return done, fmt.Errorf("the damaged indexes are made anew; writing the file without their old pages failed (run this again): %w", s.diskError(err))
+	}
+	for _, ix := range damaged {
+		done = append(done, "index "+ix.name+" was damaged: made anew from its definition")
 	}
 	return done, nil
 }
