@@ -244,7 +244,8 @@ func TestSnapshotApply(t *testing.T) {
 // was pruned past it, searching its old snapshot meanwhile.
 func TestVectorIndexFollowsStore(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"), store.Options{Words: leg.IndexWords})
+	const kept = 200 // the store's change logs keep this many rows (20,000 by default)
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"), store.Options{Words: leg.IndexWords, ChangesKept: kept})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +302,9 @@ func TestVectorIndexFollowsStore(t *testing.T) {
 
 	// Prune the log past the snapshot: the recall answers from what it has, the background
 	// reloads.
-	// The store keeps the newest 20000 changes; each rewrite of fact 4's vector is one.
+	// The store keeps the newest kept changes; each rewrite of fact 4's vector is one.
 	put(store.Vector{Kind: store.KindFact, ID: ids[3], Text: "fact 3", Vec: e(3)})
-	put(slices.Repeat([]store.Vector{{Kind: store.KindFact, ID: ids[4], Text: "fact 4", Vec: e(0)}}, 25000)...)
+	put(slices.Repeat([]store.Vector{{Kind: store.KindFact, ID: ids[4], Text: "fact 4", Vec: e(0)}}, kept*5/4)...)
 	if err := st.PruneChanges(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -323,9 +323,9 @@ func (s *Store) LastChange(ctx context.Context) (int64, error) {
 	return seq, nil
 }
 
-// changesKept is how many change rows pruning keeps: a process that falls further behind
-// than that reloads its in-memory indexes whole, which costs less than reading that many
-// changes one by one.
+// changesKept is how many change rows pruning keeps unless Options.ChangesKept says: a
+// process that falls further behind than that reloads its in-memory indexes whole, which
+// costs less than reading that many changes one by one.
 const changesKept = 20000
 
 // PruneChanges removes all but the newest changesKept rows of the change log and of the
@@ -348,7 +348,11 @@ func (s *Store) pruneLog(ctx context.Context, table, prunedKey string) error {
 	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM `+table).Scan(&oldest, &last); err != nil {
 		return err
 	}
-	cut := last - changesKept
+	keep := int64(changesKept)
+	if s.opts.ChangesKept > 0 {
+		keep = int64(s.opts.ChangesKept)
+	}
+	cut := last - keep
 	if cut <= 0 || oldest > cut {
 		return nil // no write lock taken when there is nothing to prune
 	}

@@ -76,6 +76,9 @@ type Options struct {
 	// WordCount is a text's length in terms for the word index's bm25 (memdesk_wlen in
 	// SQL); nil counts the space-separated fields of Words.
 	WordCount func(string) int
+	// ChangesKept is how many rows of each change log PruneChanges keeps; 0 means 20,000.
+	// Tests of what happens past the cut set a small number instead of writing 20,000 rows.
+	ChangesKept int
 	// WordsVersion names the Words analysis; a database indexed under another version has
 	// its word indexes rebuilt on open.
 	WordsVersion int
