@@ -19,6 +19,26 @@ type factActions struct {
 	b      Backend
 	banner *banner
 	after  func() // runs after every write, on the UI goroutine (may be nil)
+	// issued numbers the writes started here; reported is the latest of them whose report
+	// the banner shows. A write's report is shown only when no later write has reported: a
+	// slow save's "Saved" landing after a quick forget covered "Forgot … Undo", and the Undo
+	// was gone. Errors are always shown. UI goroutine only.
+	issued, reported int
+}
+
+// ticket numbers a write as it starts.
+func (a *factActions) ticket() int {
+	a.issued++
+	return a.issued
+}
+
+// report runs show, the banner of write ticket, unless a later write has reported.
+func (a *factActions) report(ticket int, show func()) {
+	if ticket < a.reported {
+		return
+	}
+	a.reported = ticket
+	show()
 }
 
 // add remembers text in space and reports it; done(saved) runs when the answer is in,
@@ -30,6 +50,7 @@ func (a *factActions) add(text, space string, done func(saved bool)) {
 		return
 	}
 	req := engine.RememberRequest{Action: engine.ActionAdd, Text: text, Space: space}
+	ticket := a.ticket()
 	a.t.start(func(ctx context.Context) {
 		res, err := a.b.Remember(ctx, req)
 		a.t.do(func() {
@@ -39,9 +60,13 @@ func (a *factActions) add(text, space string, done func(saved bool)) {
 				done(false)
 				return
 			case res.Status == engine.StatusDuplicate:
-				a.banner.show(widget.MediumImportance, lang.L("Already remembered as #{{.ID}}; nothing changed.", tmpl{"ID": res.FactID}), "", nil)
+				a.report(ticket, func() {
+					a.banner.show(widget.MediumImportance, lang.L("Already remembered as #{{.ID}}; nothing changed.", tmpl{"ID": res.FactID}), "", nil)
+				})
 			default:
-				a.showHygiene(lang.L("Remembered as #{{.ID}}.", tmpl{"ID": res.FactID}), res.FactID, text, res)
+				a.report(ticket, func() {
+					a.showHygiene(lang.L("Remembered as #{{.ID}}.", tmpl{"ID": res.FactID}), res.FactID, text, res)
+				})
 			}
 			done(true)
 			a.changed()
@@ -146,13 +171,16 @@ func (a *factActions) supersede(old, by int64) {
 
 // dismiss keeps both facts of a pair and stops reporting it.
 func (a *factActions) dismiss(x, y int64) {
+	ticket := a.ticket()
 	a.t.start(func(ctx context.Context) {
 		err := a.b.DismissContradiction(ctx, x, y)
 		a.t.do(func() {
 			if err != nil {
 				a.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			} else {
-				a.banner.show(widget.SuccessImportance, lang.L("Keeping both #{{.A}} and #{{.B}}.", tmpl{"A": x, "B": y}), "", nil)
+				a.report(ticket, func() {
+					a.banner.show(widget.SuccessImportance, lang.L("Keeping both #{{.A}} and #{{.B}}.", tmpl{"A": x, "B": y}), "", nil)
+				})
 			}
 			a.changed()
 		})
@@ -178,13 +206,14 @@ func (a *factActions) restore(id int64) {
 
 // change sends one edit, forget or restore, then shows done and tells the owner.
 func (a *factActions) change(req engine.RememberRequest, done func(engine.RememberResult)) {
+	ticket := a.ticket()
 	a.t.start(func(ctx context.Context) {
 		res, err := a.b.Remember(ctx, req)
 		a.t.do(func() {
 			if err != nil {
 				a.banner.show(widget.DangerImportance, sentence(err), "", nil)
 			} else {
-				done(res)
+				a.report(ticket, func() { done(res) })
 			}
 			a.changed()
 		})

@@ -75,14 +75,24 @@ func TestMemoriesAddEditForgetUndo(t *testing.T) {
 	}
 	entry.SetText("项目代号是青松，下周五发布")
 	test.Tap(button(dlg, "Save"))
-	h.waitFor("the edited text", func() bool { r, _ := m.pages.row(0); return r.Text == "项目代号是青松，下周五发布" })
+	// The row drawn with the edited text, not only the list's data: Forget is tapped on it.
+	h.waitFor("the edited text in the row", func() bool {
+		r, _ := m.pages.row(0)
+		return r.Text == "项目代号是青松，下周五发布" && strings.Contains(texts(m.list), "下周五发布") && shown(button(m.list, "Forget"))
+	})
 	if got := h.fact(f.ID).Text; got != "项目代号是青松，下周五发布" {
 		t.Errorf("database text = %q after edit", got)
 	}
 
 	// Forget, then undo from the banner.
 	test.Tap(button(m.list, "Forget"))
-	h.waitFor("the forgotten fact to leave the list", func() bool { return m.pages.length == 0 && m.banner.action.Visible() })
+	h.waitFor("the forgotten fact to leave the list", func() bool {
+		if m.pages.length == 0 && m.banner.action.Visible() {
+			return true
+		}
+		t.Logf("list %d rows, banner %q (action %q, shown %v)", m.pages.length, m.banner.text.Text, m.banner.action.Text, m.banner.action.Visible())
+		return false
+	})
 	if got := h.fact(f.ID).Status; got != factDeleted {
 		t.Errorf("status after forget = %q, want %q", got, factDeleted)
 	}
@@ -393,5 +403,44 @@ func TestTypingWhileASaveRunsKeepsTheText(t *testing.T) {
 	f, _ := m.pages.row(0)
 	if f.Text != "老王喜欢简约风格" {
 		t.Errorf("saved %q, want the memory submitted", f.Text)
+	}
+}
+
+// heldEdits is the engine with every edit held until release is closed: a save that takes
+// long under load, as three CLI writers made it.
+type heldEdits struct {
+	*engine.Engine
+	release chan struct{}
+}
+
+func (h heldEdits) Remember(ctx context.Context, req engine.RememberRequest) (engine.RememberResult, error) {
+	if req.Action == engine.ActionEdit {
+		<-h.release
+	}
+	return h.Engine.Remember(ctx, req)
+}
+
+// TestALateSaveKeepsTheUndoOfALaterForget: a save that answers after a forget started later
+// leaves the banner on "Forgot … Undo"; the save's "Saved" used to cover it and the Undo was
+// gone (the suite failed on it under load).
+func TestALateSaveKeepsTheUndoOfALaterForget(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, Options{}, func(e *engine.Engine) Backend { return heldEdits{Engine: e, release: release} })
+	edited := h.remember("the bicycle pump is in the shed", "")
+	other := h.remember("the kayak is in the garage", "")
+	h.start()
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	h.waitFor("two rows", func() bool { return m.pages.length == 2 })
+
+	m.acts.edit(edited, "the bicycle pump is in the cellar")
+	m.acts.forget(engine.FactView{ID: other, Text: "the kayak is in the garage"})
+	h.waitFor("the forget's Undo", func() bool { return m.banner.action.Text == "Undo" && shown(m.banner.action) })
+	close(release)
+	h.waitFor("the late save written", func() bool { return h.fact(edited).Text == "the bicycle pump is in the cellar" })
+	h.waitFor("the list after both", func() bool { return m.pages.length == 1 })
+	h.q.drain()
+	if m.banner.action.Text != "Undo" || !shown(m.banner.action) || !strings.Contains(m.banner.text.Text, "kayak") {
+		t.Errorf("banner %q (action %q, shown %v) after the late save; want the forget's Undo kept", m.banner.text.Text, m.banner.action.Text, shown(m.banner.action))
 	}
 }
