@@ -13,7 +13,10 @@ type span struct {
 
 // highlight splits text into spans so the terms the engine reports as matched can be shown
 // in bold. Matching ignores case rune by rune (so offsets never shift); a term the engine
-// folded further (ß → ss) simply stays unmarked. Joining the spans' text gives back text.
+// folded further (ß → ss) simply stays unmarked. A match at the start of a Latin word marks
+// the whole word: the engine matched "uses" by its stem "use" and "goroutine" by "go", and
+// half a word in bold (CI **use**s) reads as a different word. CJK text has no spaces between
+// words, so a match there marks only itself. Joining the spans' text gives back text.
 func highlight(text string, terms []string) []span {
 	runes := []rune(text)
 	if len(runes) == 0 {
@@ -38,6 +41,14 @@ func highlight(text string, terms []string) []span {
 					marked[j] = true
 				}
 			}
+		}
+	}
+	for i := 0; i < len(runes); i++ {
+		if !marked[i] || (i > 0 && (marked[i-1] || latinWordRune(runes[i-1]))) {
+			continue
+		}
+		for i++; i < len(runes) && (marked[i] || latinWordRune(runes[i])); i++ {
+			marked[i] = true
 		}
 	}
 	var out []span
@@ -84,4 +95,11 @@ func clip(spans []span, limit int) []span {
 		out = append(out, span{Text: "…"})
 	}
 	return out
+}
+
+// latinWordRune reports whether r continues a word written with spaces between words: a
+// letter or digit of any script but the CJK ones.
+func latinWordRune(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) &&
+		!unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
