@@ -71,3 +71,22 @@ func TestSavedThemeIgnoresUnknownValues(t *testing.T) {
 		}
 	}
 }
+
+// TestChipTextIsReadable (issue 28): a badge's text has a contrast ratio of at least 4.5
+// (WCAG AA) with its colour in both variants of the theme; the theme's own "on" colours
+// (white) gave the light theme's green and orange badges less.
+func TestChipTextIsReadable(t *testing.T) {
+	th := theme.DefaultTheme()
+	for _, v := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
+		for _, bg := range []fyne.ThemeColorName{theme.ColorNameSuccess, theme.ColorNameWarning, theme.ColorNamePrimary} {
+			back := th.Color(bg, v)
+			if c := contrast(readableOn(back), back); c < 4.5 {
+				t.Errorf("variant %d, %s badge: contrast %.2f, want 4.5 or more", v, bg, c)
+			}
+		}
+	}
+	light := theme.VariantLight
+	on := th.Color(theme.ColorNameForegroundOnSuccess, light)
+	t.Logf("the theme's own text on the light green badge: contrast %.2f; chosen: %.2f",
+		contrast(on, th.Color(theme.ColorNameSuccess, light)), contrast(readableOn(th.Color(theme.ColorNameSuccess, light)), th.Color(theme.ColorNameSuccess, light)))
+}

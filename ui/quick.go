@@ -229,10 +229,10 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 
 // quickCard is one hit in a few lines: its source and where it is, then its text.
 func quickCard(h engine.Hit) fyne.CanvasObject {
-	badge := chip(lang.L("memory"), theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
+	badge := chip(lang.L("memory"), theme.ColorNameSuccess)
 	where := fmt.Sprintf("#%d · %s", h.ID, h.Space)
 	if h.Doc != nil {
-		badge = chip(lang.L("document"), theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
+		badge = chip(lang.L("document"), theme.ColorNamePrimary)
 		where = docLocation(*h.Doc)
 	}
 	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), quickHitLimit))...)

@@ -629,10 +629,10 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	var badge fyne.CanvasObject
 	var where string
 	if h.Doc != nil {
-		badge = chip(lang.L("document"), theme.ColorNameForegroundOnPrimary, theme.ColorNamePrimary)
+		badge = chip(lang.L("document"), theme.ColorNamePrimary)
 		where = docLocation(*h.Doc)
 	} else {
-		badge = chip(lang.L("memory"), theme.ColorNameForegroundOnSuccess, theme.ColorNameSuccess)
+		badge = chip(lang.L("memory"), theme.ColorNameSuccess)
 		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
 	}
 	actions := container.NewHBox()
@@ -646,7 +646,7 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 		actions.Add(btn)
 	}
 	if mark := conflictMark(h); mark != "" {
-		badge = container.NewHBox(badge, chip(mark, theme.ColorNameForegroundOnWarning, theme.ColorNameWarning))
+		badge = container.NewHBox(badge, chip(mark, theme.ColorNameWarning))
 	}
 	header := container.NewBorder(nil, nil, badge, actions, caption(where))
 

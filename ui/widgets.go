@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"image/color"
+	"math"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -117,14 +120,47 @@ func (b *banner) hide() { b.content.Hide() }
 // visible reports whether the banner shows a message (tests and callers read its text).
 func (b *banner) visible() bool { return b.content.Visible() }
 
-// chip is a small rounded label, used for leg scores and source badges.
-func chip(text string, fg, bg fyne.ThemeColorName) fyne.CanvasObject {
-	rect := canvas.NewRectangle(theme.Color(bg))
+// chip is a small coloured label (a badge) on bg. Its text is black or white, whichever
+// stands out more from bg: the themes' "on success" and "on warning" colours are white,
+// and white on the light theme's green and orange was hard to read (issue 28).
+func chip(text string, bg fyne.ThemeColorName) fyne.CanvasObject {
+	back := theme.Color(bg)
+	rect := canvas.NewRectangle(back)
 	rect.CornerRadius = theme.InputRadiusSize() * 2
-	label := canvas.NewText(text, theme.Color(fg))
+	label := canvas.NewText(text, readableOn(back))
 	label.TextSize = theme.CaptionTextSize()
 	// Centred, so a taller neighbour (a button) does not stretch the chip.
 	return container.NewCenter(container.NewStack(rect, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), label)))
+}
+
+// readableOn is black or white, whichever has the higher WCAG contrast ratio with bg.
+func readableOn(bg color.Color) color.Color {
+	if contrast(color.White, bg) >= contrast(color.Black, bg) {
+		return color.White
+	}
+	return color.Black
+}
+
+// contrast is the WCAG 2 contrast ratio of two opaque colours, from 1 to 21.
+func contrast(a, b color.Color) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// luminance is the WCAG 2 relative luminance of c.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		x := float64(v) / 0xffff
+		if x <= 0.04045 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }
 
 // caption is a small label for secondary lines; it truncates, so give it the centre of a
