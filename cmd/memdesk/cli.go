@@ -67,7 +67,7 @@ Memories:
 Recall:
   recall [--space S] [--source all|memory|knowledge] [-k N] [--since WHEN] [--until WHEN]
          [--folder DIR] [--sort relevance|newest] QUERY
-                                  WHEN: a day (2026-11-30), a moment or an age (7d, 2w, 12h)
+                                  WHEN: a day (2026-11-30), a moment, an age (7d, 2w, 12h) or words (yesterday, last week)
 
 Knowledge:
   kb add [--space S] PATH...      import files and folders (any text file, Markdown, HTML, PDF)

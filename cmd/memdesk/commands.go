@@ -255,6 +255,11 @@ func (c *cli) recall(ctx context.Context, args []string) error {
 // printRecall prints each hit with why it was found in plain words; verbose adds the
 // ranking stage's account with its numbers (always in --json as "why").
 func printRecall(w io.Writer, res engine.RecallResult, verbose bool) {
+	// The notes say what the hits alone do not: "nothing was written last week; showing
+	// matches from any time" before a hit written today.
+	for _, note := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", display.Line(note))
+	}
 	switch {
 	case len(res.Hits) == 0 && res.Filtered > 0:
 		fmt.Fprintf(w, "no hit matches the date range or folder; %d without them\n", res.Filtered)

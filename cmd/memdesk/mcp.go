@@ -186,7 +186,7 @@ type recallArgs struct {
 	K      int           `json:"k,omitempty" jsonschema:"Most hits to return; omit for the configured default (10 unless the user changed it)."`
 	Space  string        `json:"space,omitempty" jsonschema:"Space to search; omit for the default space. One recall searches one space."`
 	Source engine.Source `json:"source,omitempty" jsonschema:"What to search: all (the default), memory (remembered facts only) or knowledge (imported documents only)."`
-	Since  string        `json:"since,omitempty" jsonschema:"Only hits written (memories) or imported (documents) since then: a day like 2026-11-30 (local time), an RFC 3339 moment, or an age like 12h, 7d or 2w."`
+	Since  string        `json:"since,omitempty" jsonschema:"Only hits written (memories) or imported (documents) since then: a day like 2026-11-30 (local time), an RFC 3339 moment, an age like 12h, 7d or 2w, or words like yesterday, last week or 上周."`
 	Until  string        `json:"until,omitempty" jsonschema:"Only hits written before then, same forms as since; a day counts whole."`
 	Folder string        `json:"folder,omitempty" jsonschema:"Only knowledge hits from documents in this folder (an absolute path) or below it; leaves out memories."`
 	Sort   engine.Sort   `json:"sort,omitempty" jsonschema:"Order of the hits: relevance (the default) or newest (the hits that answer the query, latest first)."`

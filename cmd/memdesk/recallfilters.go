@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/timeexpr"
 )
 
 // recallFilters are the narrowing options the CLI and the MCP tool share, as a person or an
@@ -39,8 +40,10 @@ func (f recallFilters) narrow(req *engine.RecallRequest, now time.Time) error {
 const maxAgeDays = 1_000_000
 
 // parseWhen reads a --since or --until value: a day (2026-11-30, in local time), a moment
-// (RFC 3339), or an age (7d, 2w, 12h: that long before now). A day given to --until (end)
-// counts whole, so --since 2026-11-01 --until 2026-11-30 is all of November.
+// (RFC 3339), an age (7d, 2w, 12h: that long before now), or words a query understands
+// (yesterday, last week, 上周: --since takes where that time begins, --until where it
+// ends). A day given to --until (end) counts whole, so --since 2026-11-01 --until
+// 2026-11-30 is all of November.
 func parseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -54,6 +57,16 @@ func parseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
+	}
+	// Words a person says: yesterday, last week, 上周, this month. --since takes where the
+	// time begins, --until where it ends.
+	if rest, found := timeexpr.Parse(s, now); strings.TrimSpace(rest) == "" {
+		if r, ok := timeexpr.Cover(found); ok {
+			if end {
+				return r.To, nil
+			}
+			return r.From, nil
+		}
 	}
 	// Ages count back on the calendar, in days and hours apart: as a time.Duration, 106752d
 	// (about 292 years) overflowed into a time after now, and matched nothing, silently.
@@ -73,5 +86,5 @@ func parseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 			return now.AddDate(0, 0, -back), nil
 		}
 	}
-	return time.Time{}, usagef("--%s takes a day (2026-11-30), a moment (2026-11-30T09:00:00Z) or an age (12h, 7d, 2w), not %q", name, s)
+	return time.Time{}, usagef("--%s takes a day (2026-11-30), a moment (2026-11-30T09:00:00Z), an age (12h, 7d, 2w) or words such as yesterday or last week, not %q", name, s)
 }

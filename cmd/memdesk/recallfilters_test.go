@@ -31,6 +31,11 @@ func TestParseWhen(t *testing.T) {
 		// 292 years: as a Duration it overflowed into the future and matched nothing.
 		{"106752d", false, now.AddDate(0, 0, -106752)},
 		{"2562048h", false, now.AddDate(0, 0, -106752)},
+		// Words, through the query's own time expressions (issue 28: "yesterday" was refused).
+		{"yesterday", false, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)},
+		{"yesterday", true, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)},
+		{"last week", false, time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)},
+		{"上周", true, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)},
 	}
 	for _, tc := range tests {
 		got, err := parseWhen("since", tc.in, now, tc.end)
@@ -43,7 +48,7 @@ func TestParseWhen(t *testing.T) {
 			t.Errorf("parseWhen(%q) error = %v, want it refused as too far back", huge, err)
 		}
 	}
-	for _, bad := range []string{"yesterday", "7", "d", "-3d", "2026-13-01", "7y"} {
+	for _, bad := range []string{"yesterday's budget", "tomorrow", "7", "d", "-3d", "2026-13-01", "7y"} {
 		if _, err := parseWhen("since", bad, now, false); err == nil || !strings.Contains(err.Error(), "--since takes a day") {
 			t.Errorf("parseWhen(%q) error = %v, want a usage error naming the forms", bad, err)
 		}
@@ -138,10 +143,24 @@ func TestRecallFilterFlags(t *testing.T) {
 	if out := cli("recall", "--until", "2000-01-01", "orchard"); !strings.Contains(out, "no hit matches the date range or folder; 5 without them") {
 		t.Errorf("recall emptied by --until says:\n%s", out)
 	}
-	for _, bad := range [][]string{{"--since", "yesterday"}, {"--sort", "oldest"}, {"--since", "2026-02-01", "--until", "2026-01-01"}} {
+	for _, bad := range [][]string{{"--since", "the day before"}, {"--sort", "oldest"}, {"--since", "2026-02-01", "--until", "2026-01-01"}} {
 		code, out, errOut := runCLI(t, ctx, append(append([]string{"--db", db, "recall"}, bad...), "orchard")...)
 		if code != 2 {
 			t.Errorf("recall %v: exit %d, want 2 (usage)\n%s%s", bad, code, out, errOut)
 		}
+	}
+}
+
+// TestPrintRecallSaysTheNotes (issue 28): the plain output carries the notes the JSON does,
+// so a hit written today under "budget last week" comes with why it is there.
+func TestPrintRecallSaysTheNotes(t *testing.T) {
+	var b strings.Builder
+	printRecall(&b, engine.RecallResult{Query: "budget last week", Semantic: "off",
+		Notes: []string{"nothing was written last week; showing matches from any time"},
+		Hits:  []engine.Hit{{ID: 1, Text: "the budget is 2000 euros", WhyPlain: "matched budget · written today"}}}, false)
+	out := b.String()
+	note := strings.Index(out, "note: nothing was written last week; showing matches from any time")
+	if note < 0 || note > strings.Index(out, "1. [memory #1]") {
+		t.Errorf("plain recall output:\n%s\nwant the note before the hits", out)
 	}
 }
