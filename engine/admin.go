@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/entity"
-	"github.com/memdesk/memdesk/internal/atomicfile"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -320,18 +318,11 @@ func (e *Engine) salvage(ctx context.Context, req AdminRequest) (AdminResult, er
 		req.To = filepath.Join(dir, strings.TrimSuffix(base, filepath.Ext(base))+"-salvaged-"+e.opts.Now().Format("20060102-150405")+".md")
 	}
 	ex := MemoryExport{Format: MemoryExportFormat, ExportedAt: e.opts.Now().UTC(), Memories: []ExportedMemory{}}
-	rep, err := e.st.SalvageFacts(ctx, func(f store.Fact) {
-		ex.Memories = append(ex.Memories, ExportedMemory{Text: f.Content, Space: f.Space,
-			CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()})
-	})
+	rep, err := e.st.SalvageFacts(ctx, func(f store.Fact) { ex.Memories = append(ex.Memories, exportedMemory(f)) })
 	if err != nil {
 		return AdminResult{}, err
 	}
-	write := WriteMemoriesMarkdown
-	if strings.EqualFold(filepath.Ext(req.To), ".json") {
-		write = WriteMemoriesJSON
-	}
-	if err := atomicfile.Write(req.To, func(w io.Writer) error { return write(w, ex) }); err != nil {
+	if err := WriteMemoriesFile(req.To, ex); err != nil {
 		return AdminResult{}, fmt.Errorf("salvage: %w", err)
 	}
 	res := AdminResult{Action: "salvage", OK: rep.Damaged == 0,

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/memdesk/memdesk/internal/atomicfile"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -49,10 +51,24 @@ func (e *Engine) ExportMemories(ctx context.Context, space string) (MemoryExport
 	}
 	out := MemoryExport{Format: MemoryExportFormat, ExportedAt: e.opts.Now().UTC(), Memories: make([]ExportedMemory, 0, len(facts))}
 	for _, f := range slices.Backward(facts) { // ListFacts is newest first
-		out.Memories = append(out.Memories, ExportedMemory{Text: f.Content, Space: f.Space,
-			CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()})
+		out.Memories = append(out.Memories, exportedMemory(f))
 	}
 	return out, nil
+}
+
+// exportedMemory is a stored fact as an export holds it.
+func exportedMemory(f store.Fact) ExportedMemory {
+	return ExportedMemory{Text: f.Content, Space: f.Space, CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()}
+}
+
+// WriteMemoriesFile writes ex to path, whole or not at all (atomicfile): JSON when the name
+// ends in .json, else Markdown.
+func WriteMemoriesFile(path string, ex MemoryExport) error {
+	write := WriteMemoriesMarkdown
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		write = WriteMemoriesJSON
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return write(w, ex) })
 }
 
 // ImportMemoriesResult sums up an import of memories.

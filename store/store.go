@@ -212,7 +212,9 @@ func openReadOnly(ctx context.Context, abs string, opts Options) (*Store, error)
 	// there is none, and none can be made here: then the file is read as immutable, which
 	// is what it is to this process. A -wal holding changes not yet merged cannot be read
 	// without its -shm: refuse rather than show memories older than the file's.
-	if _, err := os.Stat(abs + "-shm"); err != nil {
+	_, err := os.Stat(abs + "-shm")
+	immutable := err != nil
+	if immutable {
 		if wal, err := os.Stat(abs + "-wal"); err == nil && wal.Size() > 0 {
 			return nil, fmt.Errorf("open store %q: %w, and its last writer left changes in %s that only a writer can merge: copy the database with its -wal file to a folder you can write, and open the copy",
 				abs, ErrReadOnly, abs+"-wal")
@@ -230,7 +232,7 @@ func openReadOnly(ctx context.Context, abs string, opts Options) (*Store, error)
 	s.db = db
 	if _, err := s.Version(ctx); err != nil {
 		db.Close()
-		if !strings.Contains(q, "immutable") {
+		if !immutable {
 			// A -shm this user cannot write: a writer has the database open now, and SQLite
 			// shares the WAL's index only with processes that can write it.
 			return nil, fmt.Errorf("open store %q: %w, and another program has it open for writing now (%v): read it once that program has closed it, or copy the database with its -wal file to a folder you can write and open the copy",

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -83,6 +85,19 @@ func TestChipTextIsReadable(t *testing.T) {
 			if c := contrast(readableOn(back), back); c < 4.5 {
 				t.Errorf("variant %d, %s badge: contrast %.2f, want 4.5 or more", v, bg, c)
 			}
+		}
+	}
+	// chip itself draws its text in that colour, on the current theme.
+	test.NewTempApp(t)
+	for _, bg := range []fyne.ThemeColorName{theme.ColorNameSuccess, theme.ColorNameWarning, theme.ColorNamePrimary} {
+		var label *canvas.Text
+		walk(chip("memory", bg), func(o fyne.CanvasObject) {
+			if t, ok := o.(*canvas.Text); ok {
+				label = t
+			}
+		})
+		if want := readableOn(theme.Color(bg)); label == nil || label.Color != want {
+			t.Errorf("%s chip's text: %v, want %v", bg, label, want)
 		}
 	}
 	light := theme.VariantLight

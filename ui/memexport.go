@@ -3,17 +3,14 @@ package ui
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/internal/atomicfile"
 )
 
 // memoryPorter exports the memories to a file of the person's and takes such a file back;
@@ -69,14 +66,10 @@ func (u *App) chooseImport() {
 func (u *App) exportMemoriesTo(path string) {
 	porter := u.b.(memoryPorter)
 	u.showScreen(screenMemories)
-	write := engine.WriteMemoriesMarkdown
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		write = engine.WriteMemoriesJSON
-	}
 	u.tasks.start(func(ctx context.Context) {
 		ex, err := porter.ExportMemories(ctx, "")
 		if err == nil {
-			err = atomicfile.Write(path, func(w io.Writer) error { return write(w, ex) })
+			err = engine.WriteMemoriesFile(path, ex)
 		}
 		u.tasks.do(func() {
 			if err != nil {
