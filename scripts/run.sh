@@ -4,6 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-mkdir -p bin
-go build -o bin/memdesk ./cmd/memdesk
+./scripts/build.sh bin/memdesk
 exec ./bin/memdesk "$@"

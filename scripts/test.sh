@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh || exit 1
+. scripts/goflags.sh
 
 failed=()
 # stage NAME CMD...: runs CMD, timing it, and records NAME when it fails.
@@ -38,9 +39,24 @@ mod_tidy() {
   fi
 }
 
+# binary_size: the binary the README's run command builds weighs at most 60 MB (issue 28).
+binary_size() {
+  local bin size
+  bin=$(mktemp -d)/memdesk
+  ./scripts/build.sh "$bin" || return 1
+  size=$(stat -c %s "$bin")
+  rm -rf "$(dirname "$bin")"
+  echo "memdesk binary: $size bytes" >&2
+  if [ "$size" -gt 60000000 ]; then
+    echo "the binary is over 60 MB: see what grew with go tool nm -size -sort size" >&2
+    return 1
+  fi
+}
+
 stage gofmt gofmt_clean
 stage "go mod tidy" mod_tidy
 stage "go vet" go vet ./...
+stage "binary size" binary_size
 # The gold-set eval (engine/eval/enginearm) runs the real engine over SQLite thousands of
 # times; under the race detector it takes ~45x longer (9 s -> 6.5 min), so it runs without
 # it. Every other package, the engine's concurrent paths included, runs with it.

@@ -78,6 +78,14 @@ func lineWord(start int) (word, rest string) {
 	return word, rest
 }
 
+// ChineseDictionary returns the word table in the format of gse's dictionaries, a "word count
+// part-of-speech" line per word, without the total: the entity extractor's segmenter loads it,
+// so the binary carries one copy of the dictionary for both.
+func ChineseDictionary() string {
+	_, words, _ := strings.Cut(zhWords, "\n")
+	return strings.ReplaceAll(words, "\t", " ")
+}
+
 // zhTotal is the sum of the table's counts (its first line).
 func zhTotal() float64 {
 	_, rest := lineWord(0)

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/background"
 )
 
 // RulesVersion is stamped on every entity row; bump it whenever extraction output can change
@@ -46,9 +47,10 @@ const maxEntityRunes = 64
 // 44 MB, lingua's models 79 MB (it was 320 MB with both of gse's dictionaries, every entry).
 // Lingua keeps its models in its own package-level maps, so they stay
 // for the rest of the process even if the Extractor is dropped (and a second New does not
-// load them again). Importing the package adds 166 MB to the binary: lingua embeds the models
-// of all 75 languages whichever are selected (132 MB), gse its Chinese and Japanese
-// dictionaries (33 MB).
+// load them again). Upstream, importing the package added 166 MB to the binary: lingua embeds
+// the models of all 75 languages whichever are selected, gse its Chinese and Japanese
+// dictionaries. memdesk takes lingua from third_party/lingua-go, which keeps the four models
+// used here (9.4 MB), and builds with gse's tag ne, which embeds no dictionary.
 type Extractor struct {
 	seg      gse.Segmenter
 	detector lingua.LanguageDetector
@@ -90,7 +92,10 @@ func New(ctx context.Context) (*Extractor, error) {
 	// move: CMRC recall@10 0.862 -> 0.861, nDCG@10 0.729 both; SciFact, LongMemEval-S and
 	// MADial unchanged.
 	x.seg.MinTokenFreq = 5
-	if err := x.seg.LoadDictEmbed("zh_s"); err != nil {
+	// The entries are package background's Chinese word table, which is gse's simplified
+	// dictionary counted 5 times or more, so the binary holds the dictionary once (built with
+	// the tag ne, as scripts/build.sh does, gse embeds none of its own).
+	if err := x.seg.LoadDictStr(background.ChineseDictionary()); err != nil {
 		return nil, fmt.Errorf("load entity extractor: segmenter dictionary: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -106,13 +111,20 @@ func New(ctx context.Context) (*Extractor, error) {
 	// and Korean are left out: script already decides them, and every extra language costs
 	// models and another way to misread a short English note.
 	x.detector = lingua.NewLanguageDetectorBuilder().
-		FromLanguages(lingua.English, lingua.German, lingua.French, lingua.Spanish).
+		FromLanguages(detectorLanguages()...).
 		WithPreloadedLanguageModels().
 		Build()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load entity extractor: %w", err)
 	}
 	return x, nil
+}
+
+// detectorLanguages are the languages lingua chooses between. Each needs its models in
+// third_party/lingua-go/language-models: lingua treats a missing model as an empty one, so a
+// language added here without them is never detected (TestDetectorLanguagesAreShipped).
+func detectorLanguages() []lingua.Language {
+	return []lingua.Language{lingua.English, lingua.German, lingua.French, lingua.Spanish}
 }
 
 // Extract returns the distinct normalized entities of text, in first-appearance order. Only

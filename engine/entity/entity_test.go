@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pemistahl/lingua-go"
 )
 
 // sharedExtractor loads the dictionary and models once for every test, fuzz target and
@@ -110,6 +111,28 @@ func TestLang(t *testing.T) {
 	for _, tt := range tests {
 		if got := x.Lang(tt.text); got != tt.want {
 			t.Errorf("Lang(%q) got %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestDetectorLanguagesAreShipped: every language the detector chooses between has its models
+// in the pruned lingua-go (third_party/lingua-go), which lingua would otherwise take as empty.
+func TestDetectorLanguagesAreShipped(t *testing.T) {
+	x := testExtractor(t)
+	samples := map[lingua.Language]string{
+		lingua.English: "We moved the billing service to the new database last week",
+		lingua.German:  "Wir haben den Dienst letzte Woche auf die neue Datenbank umgezogen",
+		lingua.French:  "Nous avons déplacé le service de facturation vers la nouvelle base",
+		lingua.Spanish: "Trasladamos el servicio de facturación a la nueva base de datos",
+	}
+	for _, lang := range detectorLanguages() {
+		sample, ok := samples[lang]
+		if !ok {
+			t.Errorf("no sample sentence for %v: add one", lang)
+			continue
+		}
+		if got, ok := x.detector.DetectLanguageOf(sample); !ok || got != lang {
+			t.Errorf("DetectLanguageOf(%q) = %v, %v; want %v (are its models in third_party/lingua-go?)", sample, got, ok, lang)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"compress/zlib"
 	"context"
 	"crypto/md5"
@@ -10,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -406,5 +408,38 @@ func TestPDFiumCacheDir(t *testing.T) {
 		if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o077 != 0 {
 			t.Errorf("cache folder mode %v; want it closed to other users, it holds code this process runs", info.Mode().Perm())
 		}
+	}
+}
+
+// TestPDFiumModuleIsGoPDFiums: the embedded module is go-pdfium's own, byte for byte, for the
+// go-pdfium version in go.mod. After an upgrade, -update writes it anew.
+func TestPDFiumModuleIsGoPDFiums(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/klippa-app/go-pdfium").Output()
+	if err != nil {
+		t.Fatalf("find the go-pdfium module: %v", err)
+	}
+	want, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "internal", "pdfium_wasm", "pdfium.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		zw.Write(want)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("pdfium.wasm.gz", gz.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := pdfiumModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("pdfium.wasm.gz (%d bytes inflated) is not go-pdfium's module (%d bytes): run\n"+
+			"  go test ./engine/ingest -run TestPDFiumModuleIsGoPDFiums -update", len(got), len(want))
 	}
 }
