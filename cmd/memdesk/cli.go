@@ -113,6 +113,9 @@ type cli struct {
 	cfg     *config.Loaded
 	log     *slog.Logger
 	verbose bool
+	// cfgFlag is --config as given ("" when it was not): an app started in the background
+	// gets it too.
+	cfgFlag string
 }
 
 // run is the whole CLI: it returns the exit status.
@@ -170,6 +173,7 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	}
 	c.log = slog.New(slog.NewTextHandler(c.err, &slog.HandlerOptions{Level: level, ReplaceAttr: clipLongValues}))
 
+	c.cfgFlag = *cfgPath
 	if err := c.loadConfig(*cfgPath, *dbPath); err != nil {
 		return err
 	}
@@ -296,9 +300,8 @@ func dataDir(lookup func(string) (string, bool)) (string, error) {
 	}
 }
 
-// pdfCacheDir is where compiled PDFium is kept between runs, in the platform's cache folder;
-// "" when there is none, which only makes the first PDF of each run slower.
-func (c *cli) pdfCacheDir() string {
+// cacheDir is memdesk's folder in the platform's cache folder; "" when there is none.
+func (c *cli) cacheDir() string {
 	var base string
 	if v, ok := c.lookup("XDG_CACHE_HOME"); ok && filepath.IsAbs(v) && runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
 		base = v
@@ -307,7 +310,17 @@ func (c *cli) pdfCacheDir() string {
 	} else {
 		return ""
 	}
-	return filepath.Join(base, "memdesk", "pdfium")
+	return filepath.Join(base, "memdesk")
+}
+
+// pdfCacheDir is where compiled PDFium is kept between runs; "" when there is no cache
+// folder, which only makes the first PDF of each run slower.
+func (c *cli) pdfCacheDir() string {
+	dir := c.cacheDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "pdfium")
 }
 
 func (c *cli) openEngine(ctx context.Context) (*engine.Engine, error) {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2/app"
 	"github.com/godbus/dbus/v5"
@@ -34,6 +36,10 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 		name = "quick"
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var foreground bool
+	if quick {
+		fs.BoolVar(&foreground, "foreground", false, "run the app in this process instead of starting it in the background")
+	}
 	pos, err := c.parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -47,6 +53,9 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 	dbPath, err := c.dbPath()
 	if err != nil {
 		return err
+	}
+	if quick && !foreground {
+		return c.quickInBackground(ctx, dbPath)
 	}
 	ln, err := c.takeInstance(ctx, dbPath, quick)
 	if errors.Is(err, instance.ErrRunning) {
@@ -107,6 +116,87 @@ func (c *cli) gui(ctx context.Context, args []string, quick bool) (err error) {
 		defer func() { stopServing(); wg.Wait() }()
 	}
 	return u.Run(ctx, quick)
+}
+
+// quickStartWait is how long `memdesk quick` watches the app it started: one that fails at
+// once (a config it cannot read, a database it cannot open) has said so by then, and a
+// shortcut's command still returns well within a second.
+const quickStartWait = 300 * time.Millisecond
+
+// quickInBackground is `memdesk quick` as a shortcut runs it: it returns at once. A running
+// app is asked for its quick window; with none, the app is started in a process of its own,
+// with its quick window up, and this one returns without waiting for it.
+func (c *cli) quickInBackground(ctx context.Context, dbPath string) error {
+	if dir, ok := c.runtimeDir(); ok {
+		err := instance.Send(ctx, instance.SocketPath(dir, dbPath), instance.Quick)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, instance.ErrNotRunning) {
+			return fmt.Errorf("memdesk is already running on %s but did not answer: %w", dbPath, err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("quick: cannot find memdesk's own program to start the app: %w", err)
+	}
+	args := []string{"--db", dbPath}
+	if c.cfgFlag != "" {
+		args = append(args, "--config", c.cfgFlag)
+	}
+	if c.verbose {
+		args = append(args, "-v")
+	}
+	args = append(args, "quick", "--foreground")
+	stderr, where, closeLog, err := c.appLog()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cmd := exec.Command(exe, args...)
+	cmd.Stderr = stderr
+	// Its own session: the app outlives this command and the terminal or launcher it ran in.
+	cmd.SysProcAttr = detached()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("quick: start the app: %w", err)
+	}
+	c.log.Debug("quick: the app was started in the background", "pid", cmd.Process.Pid, "log", where)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			return fmt.Errorf("quick: the app stopped as it started (%v); its log is %s", err, where)
+		}
+		return nil // it found an app started meanwhile and handed it the command
+	case <-time.After(quickStartWait):
+		return nil
+	}
+}
+
+// appLog is where an app started in the background writes its log: this command's own
+// stderr when that is a file (a redirect), which outlives this command as a pipe or a
+// terminal would not, else app.log in memdesk's cache folder, started afresh. done closes
+// what appLog opened.
+func (c *cli) appLog() (log *os.File, where string, done func(), err error) {
+	if f, ok := c.err.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && (fi.Mode().IsRegular() || f.Name() == os.DevNull) {
+			return f, f.Name(), func() {}, nil
+		}
+	}
+	dir := c.cacheDir()
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, "", nil, fmt.Errorf("quick: make a folder for the app's log: %w", err)
+	}
+	where = filepath.Join(dir, "app.log")
+	f, err := os.OpenFile(where, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("quick: open the app's log: %w", err)
+	}
+	return f, where, func() { f.Close() }, nil
 }
 
 // takeInstance takes the socket through which `memdesk quick` and a second `memdesk gui`

@@ -79,3 +79,51 @@ func TestQuickWithoutDisplaySaysSo(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and the no-display message", code, stderr.String())
 	}
 }
+
+// TestAppLogOutlivesTheCommand: the app `memdesk quick` starts logs to the command's stderr
+// only when that is a file; a pipe (whose reader goes when the command returns, and whose
+// closing would kill the app at its next log line) gives way to app.log, private, in the
+// cache folder.
+func TestAppLogOutlivesTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"XDG_CACHE_HOME": filepath.Join(dir, "cache")}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+
+	file, err := os.Create(filepath.Join(dir, "stderr.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	c := &cli{streams: streams{err: file}, lookup: lookup}
+	got, where, done, err := c.appLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if got != file || where != file.Name() {
+		t.Errorf("with stderr a file, appLog = %v at %q; want that file", got, where)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	c = &cli{streams: streams{err: w}, lookup: lookup}
+	got, where, done, err = c.appLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	if want := filepath.Join(dir, "cache", "memdesk", "app.log"); where != want || got == w {
+		t.Fatalf("with stderr a pipe, appLog writes to %q; want %q", where, want)
+	}
+	fi, err := os.Stat(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("app.log has mode %v; want 0600", fi.Mode().Perm())
+	}
+}
