@@ -68,6 +68,11 @@ cat >"$work/docs/guides/tea.txt" <<'EOF'
 Green tea (绿茶) should steep at 80 °C for two minutes. Longjing (龙井) is a green tea
 from Hangzhou.
 EOF
+# A screenful and more of hits for one query, for the compact list at 1280x800.
+mkdir -p "$work/docs/servers"
+for i in $(seq 1 14); do
+	echo "Build server $i runs the nightly jobs of team $((i * 7)): it keeps $((i * 3)) GB of caches and restarts at 0$((i % 6)):15 after the backup." >"$work/docs/servers/server-$i.txt"
+done
 md kb add "$work/docs" >/dev/null
 
 echo "gui-smoke: starting Xvfb"
@@ -108,10 +113,12 @@ cjk_query="老王"
 bindKeysyms "$cjk_query"
 
 echo "gui-smoke: starting memdesk gui on $DISPLAY"
-# Fresh preferences, so the app opens on Recall at its default size.
+# Fresh preferences, so the app opens on Recall at its default size, but for the light theme
+# (the system's default under Xvfb is dark, which the second start below shows).
 # -v: the log says when the shortcut is grabbed and how long each quick window took to show.
 # HOME: Fyne's file dialogs open in the home folder, so the export lands in one we read.
-mkdir -p "$work/home"
+mkdir -p "$work/home" "$work/config/fyne/io.github.memdesk"
+echo '{"appearance.theme":"light"}' >"$work/config/fyne/io.github.memdesk/preferences.json"
 XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}" HOME="$work/home" \
 	XDG_CONFIG_HOME="$work/config" XDG_RUNTIME_DIR="$work/run" "$work/memdesk" --db "$work/m.db" -v gui >"$artifacts/memdesk.log" 2>&1 &
 app_pid=$!
@@ -186,6 +193,14 @@ typeText() {
 shot 0-start
 typeText "python"
 shot 1-recall-en
+# The compact list at 1280x800: ten or more hits on one screen, the first in the preview.
+# The window goes back to its default size after: the clicks below are placed for it.
+eval "$(xdotool getwindowgeometry --shell "$wid")"
+xdotool windowsize "$wid" 1280 800
+xdotool key ctrl+a BackSpace
+typeText "nightly"
+shot 1b-recall-dense-1280x800
+xdotool windowsize "$wid" "$WIDTH" "$HEIGHT"
 # Keysyms bound a moment ago are sometimes dropped by a busy X server: type the Chinese query
 # again (up to three times) until the screen shows its answer.
 for attempt in 1 2 3; do
@@ -442,6 +457,10 @@ wid=$(timeout "$timeout_s" xdotool search --sync --onlyvisible --name '^memdesk$
 xdotool windowfocus --sync "$wid" 2>/dev/null || xdotool windowfocus "$wid"
 typeText "$cjk_query"
 shot 22-recall-dark-zh "$artifacts/2-recall-zh.png"
+xdotool windowsize "$wid" 1280 800
+xdotool key ctrl+a BackSpace
+typeText "nightly"
+shot 22b-recall-dense-dark-1280x800
 # The filters in Chinese, walked as in English: 最近 30 天 (last 30 days) leaves out the 2019
 # memory, and the note counts it. The search box has the keyboard, which keeps Ctrl+F from
 # the window: clear it by hand.

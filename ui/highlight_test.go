@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -105,5 +106,20 @@ func TestClip(t *testing.T) {
 				t.Errorf("clip mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestFitLine(t *testing.T) {
+	spans := []span{{Text: "the "}, {Text: "garden", Matched: true}, {Text: " gate is green"}}
+	if got := fitLine(spans, 40); !slices.Equal(got, spans) {
+		t.Errorf("a line that fits was cut: %v", got)
+	}
+	got := fitLine(spans, 6) // 5 em of text: ten lower-case Latin characters
+	want := []span{{Text: "the "}, {Text: "garden", Matched: true}, {Text: "…"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("fitLine(7 em) = %v, want %v", got, want)
+	}
+	if got := fitLine([]span{{Text: "老王喜欢简约风格"}}, 5); !slices.Equal(got, []span{{Text: "老王喜欢"}, {Text: "…"}}) {
+		t.Errorf("fitLine(CJK, 5 em) = %v: a Han character is 1 em", got)
 	}
 }

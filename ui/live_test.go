@@ -75,7 +75,7 @@ func TestLiveRefreshKeepsScrollAndSelection(t *testing.T) {
 }
 
 // TestLiveRefreshRerunsTheShownRecall: the result list answers the shown query again, and
-// the highlighted hit stays highlighted with its details open.
+// the highlighted hit stays highlighted, and previewed with its details open.
 func TestLiveRefreshRerunsTheShownRecall(t *testing.T) {
 	h := newHarness(t, Options{ChangePoll: 20 * time.Millisecond}, nil)
 	h.remember("the garden gate is green", "")
@@ -85,7 +85,7 @@ func TestLiveRefreshRerunsTheShownRecall(t *testing.T) {
 	r.search.now()
 	h.waitFor("one hit", func() bool { return len(r.cards) == 1 })
 	r.selectHit(0)
-	r.cards[0].details.Open(0)
+	r.previewFold.Open(0)
 	kept := keyOf(r.cards[0].hit)
 
 	if _, err := h.otherProgram().Remember(context.Background(), engine.RememberRequest{Text: "the garden shed is red"}); err != nil {
@@ -95,10 +95,9 @@ func TestLiveRefreshRerunsTheShownRecall(t *testing.T) {
 	if r.selected < 0 || keyOf(r.cards[r.selected].hit) != kept {
 		t.Fatalf("highlight on %d after the refresh, want it still on %+v", r.selected, kept)
 	}
-	for _, c := range r.cards {
-		if open := c.details.Items[0].Open; open != (keyOf(c.hit) == kept) {
-			t.Errorf("details of %+v open = %v after the refresh, want open only on %+v", keyOf(c.hit), open, kept)
-		}
+	if r.previewed != kept || r.previewFold == nil || !r.previewFold.Items[0].Open {
+		t.Errorf("the preview shows %+v with details open = %v after the refresh, want %+v with them open",
+			r.previewed, r.previewFold != nil && r.previewFold.Items[0].Open, kept)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -22,8 +23,12 @@ import (
 	"github.com/memdesk/memdesk/engine/display"
 )
 
-// hitTextLimit bounds how much of a long chunk a result card shows.
-const hitTextLimit = 240
+// previewTextLimit bounds how much of a long chunk the preview pane shows; rowTextLimit how
+// much of it a row of the list holds (the row truncates it to its width).
+const (
+	previewTextLimit = 1500
+	rowTextLimit     = 160
+)
 
 // recallScreen is the search box and its results: search as you type, each keystroke
 // cancelling the query before it. Up and Down move a highlight through the results and
@@ -50,6 +55,12 @@ type recallScreen struct {
 	// unless the engine had one (RecallResult.DidYouMean).
 	respell *widget.Button
 	content fyne.CanvasObject
+	// preview shows the highlighted hit whole (the first when none is highlighted): its
+	// text, why it was found and the scores' fold, beside the list of one-line rows.
+	preview       *fyne.Container
+	previewScroll *container.Scroll
+	previewed     hitKey
+	previewFold   *widget.Accordion
 
 	// open shows a hit where it lives: a memory in its edit dialog, a chunk among its
 	// document's chunks.
@@ -125,6 +136,7 @@ func chosen[T any](choices []selectChoice[T], sel *widget.Select) T {
 
 func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	r := &recallScreen{hitList: newHitList(t.do), now: time.Now}
+	r.onSelect = r.showPreview
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request, log: log,
 		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
 	r.query = newSearchEntry(r.typedKey)
@@ -172,7 +184,11 @@ func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	folderBox := container.New(layout.NewBorderLayout(nil, nil, folderLabel, nil), folderLabel, r.folder)
 	filters := container.New(layout.NewBorderLayout(nil, nil, controls, nil), controls, folderBox)
 	top := container.NewVBox(r.query, filters, r.note, container.NewHBox(r.respell))
-	r.content = container.NewBorder(top, nil, nil, nil, r.scroll)
+	r.preview = container.NewVBox()
+	r.previewScroll = container.NewVScroll(r.preview)
+	split := container.NewHSplit(r.scroll, r.previewScroll)
+	split.Offset = 0.5
+	r.content = container.NewBorder(top, nil, nil, nil, split)
 	return r
 }
 
@@ -242,6 +258,8 @@ type hitList struct {
 	// below the first screen are laid out then (nil: all at once).
 	later func(func())
 	gen   int // setRows calls, so a late second part of an older answer is dropped
+	// onSelect, when set, hears every change of the highlight (-1: none), new rows included.
+	onSelect func(i int)
 }
 
 func newHitList(later func(func())) hitList {
@@ -250,9 +268,10 @@ func newHitList(later func(func())) hitList {
 }
 
 // firstRows is how many rows setRows lays out before the screen is drawn: what a screen
-// shows. Laying out a card measures every word of its text for wrapping, 5-15 ms a card, so
-// the rest follow in a second step instead of delaying the first.
-const firstRows = 4
+// shows. Laying out a row measures its text (a card that wraps, in the quick window,
+// measures every word: 5-15 ms), so the rest follow in a second step instead of delaying
+// the first.
+const firstRows = 12
 
 // setRows replaces the rows, with nothing highlighted, the first screen's first (see
 // firstRows).
@@ -263,6 +282,9 @@ func (l *hitList) setRows(rows []*resultRow) { l.replaceRows(rows, false) }
 func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 	l.selectHit(-1)
 	l.cards = rows
+	if l.onSelect != nil {
+		l.onSelect(-1)
+	}
 	l.gen++
 	gen := l.gen
 	// One layout per step: Container.Add lays the whole list out again on each call.
@@ -313,6 +335,11 @@ func (l *hitList) selectHit(i int) {
 	l.selected = i
 	if i < 0 || i >= len(l.cards) {
 		l.selected = -1
+	}
+	if l.onSelect != nil {
+		l.onSelect(l.selected)
+	}
+	if l.selected < 0 {
 		return
 	}
 	row := l.cards[i]
@@ -520,21 +547,16 @@ func (r *recallScreen) showAgain(res engine.RecallResult) {
 	if r.selected >= 0 {
 		key = keyOf(r.cards[r.selected].hit)
 	}
-	opened := map[hitKey]bool{}
-	for _, c := range r.cards {
-		if c.details != nil && c.details.Items[0].Open {
-			opened[keyOf(c.hit)] = true
-		}
-	}
+	previewed, foldOpen := r.previewed, r.previewFold != nil && r.previewFold.Items[0].Open
 	offset := r.scroll.Offset
 	r.present(res, nil, true)
 	for i, c := range r.cards {
-		if opened[keyOf(c.hit)] && c.details != nil {
-			c.details.Open(0)
-		}
 		if r.selected < 0 && key != (hitKey{}) && keyOf(c.hit) == key {
 			r.selectHit(i)
 		}
+	}
+	if foldOpen && r.previewed == previewed && r.previewFold != nil {
+		r.previewFold.Open(0)
 	}
 	r.scroll.Refresh()
 	r.scroll.ScrollToOffset(offset)
@@ -606,12 +628,146 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 		msg = lang.L("Relaxed: nothing matched every term, so these are the closest {{.Hits}}.", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")})
 	}
 	r.note.SetText(msg)
+	// The rows are cut to the list's width now (a window not yet drawn: its default width).
+	width := r.scroll.Size().Width
+	if width <= 0 {
+		width = 480
+	}
 	rows := make([]*resultRow, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		card, fold := hitCard(h, r.open)
-		rows = append(rows, newResultRow(h, card, fold))
+	for i, h := range res.Hits {
+		row := &tapArea{content: hitRow(h, width), tapped: func() { r.selectHit(i) },
+			doubleTapped: func() {
+				if r.open != nil {
+					r.open(h)
+				}
+			}}
+		row.ExtendBaseWidget(row)
+		rows = append(rows, newResultRow(h, row, nil))
 	}
 	r.replaceRows(rows, atOnce)
+}
+
+// showPreview shows the i-th hit in the preview pane, the first when i is -1, nothing when
+// there are no rows. The pane is built again only when the hit changes.
+func (r *recallScreen) showPreview(i int) {
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(r.cards) {
+		r.previewed, r.previewFold = hitKey{}, nil
+		r.preview.Objects = nil
+		r.preview.Refresh()
+		return
+	}
+	h := r.cards[i].hit
+	if keyOf(h) == r.previewed && r.previewFold != nil && len(r.preview.Objects) > 0 {
+		return
+	}
+	card, fold := hitCard(h, r.open, previewTextLimit)
+	r.previewed, r.previewFold = keyOf(h), fold
+	r.preview.Objects = []fyne.CanvasObject{card}
+	r.preview.Refresh()
+	r.previewScroll.ScrollToTop()
+}
+
+// hitRow is one hit in two lines of the list: its text on one line, around the first match,
+// then what it is and where it is from. The preview pane shows it whole.
+func hitRow(h engine.Hit, width float32) fyne.CanvasObject {
+	badge, where := hitSource(h)
+	if mark := conflictMark(h); mark != "" {
+		badge = container.NewHBox(badge, chip(mark, theme.ColorNameWarning))
+	}
+	// Cut to the row's width by an estimate, not by Fyne's truncation: that measures the text
+	// at every cut it tries, and over 50 searches at 63k chunks the window's layout took 2-3
+	// times as long and its font caches grew it from 413 to 855 MB.
+	ems := width / theme.TextSize()
+	line := widget.NewRichText(segments(fitLine(clip(highlight(oneLine(h.Text), h.Matched), rowTextLimit), ems))...)
+	line.Wrapping = fyne.TextWrapOff
+	return container.New(tightRows{}, line, container.NewBorder(nil, nil, badge, nil, caption(where)))
+}
+
+// tightRows stacks its objects with their paddings overlapped: a label or rich text keeps
+// the theme's inner padding above and below its text, and two of them in a VBox leave 22 px
+// between two lines, so a list of two-line rows showed 7 in an 800 px window, not 10+.
+// (Fyne's theme override would shrink the padding, but it keeps every object it ever
+// themed: the window grew by 400 MB over 50 searches.)
+type tightRows struct{}
+
+// overlap is how much of two neighbours' paddings tightRows lays over each other, and trim how
+// much of the first's top and the last's bottom it leaves outside the row.
+func (tightRows) overlap() float32 { return 2*theme.InnerPadding() - 4 }
+func (tightRows) trim() float32    { return theme.InnerPadding() - 2 }
+
+func (l tightRows) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	y := -l.trim()
+	for _, o := range objects {
+		h := o.MinSize().Height
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, h))
+		y += h - l.overlap()
+	}
+}
+
+func (l tightRows) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	var w, h float32
+	for _, o := range objects {
+		m := o.MinSize()
+		w = max(w, m.Width)
+		h += m.Height
+	}
+	if len(objects) > 0 {
+		h -= float32(len(objects)-1)*l.overlap() + 2*l.trim()
+	}
+	return fyne.NewSize(w, max(h, 0))
+}
+
+// fitLine cuts spans to about ems em of width, ending the cut with an ellipsis. It counts a
+// wide (CJK) character as 1 em, a capital or digit as 0.65 and any other as 0.5, about what
+// they take in the theme's font (Noto Sans), so a line cut here nearly fills its row; one
+// that overflows is clipped by the list.
+func fitLine(spans []span, ems float32) []span {
+	budget := ems - 1 // room for the ellipsis
+	var used float32
+	for i, s := range spans {
+		for j, r := range s.Text {
+			w := float32(0.5)
+			switch {
+			case wideRune(r):
+				w = 1
+			case unicode.IsUpper(r) || unicode.IsDigit(r):
+				w = 0.65
+			}
+			if used+w > budget {
+				out := slices.Clone(spans[:i])
+				if j > 0 {
+					out = append(out, span{Text: s.Text[:j], Matched: s.Matched})
+				}
+				return append(out, span{Text: "…"})
+			}
+			used += w
+		}
+	}
+	return spans
+}
+
+// wideRune reports whether r takes a full em: Han, kana, Hangul and full-width forms.
+func wideRune(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		r >= 0xFF00 && r <= 0xFFEF || r >= 0x3000 && r <= 0x303F
+}
+
+// oneLine is text for a single line: escaped for display, its line breaks and runs of space
+// each one space.
+func oneLine(text string) string { return strings.Join(strings.Fields(display.Block(text)), " ") }
+
+// hitSource is a hit's badge (memory or document) and where it is: a memory's number,
+// space and date, a chunk's document and place in it.
+func hitSource(h engine.Hit) (badge fyne.CanvasObject, where string) {
+	if h.Doc != nil {
+		return chip(lang.L("document"), theme.ColorNamePrimary), docLocation(*h.Doc)
+	}
+	return chip(lang.L("memory"), theme.ColorNameSuccess),
+		fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
 }
 
 // nothingRelevant says why a search found nothing.
@@ -622,19 +778,11 @@ func nothingRelevant(res engine.RecallResult) string {
 	return lang.L("Nothing relevant.")
 }
 
-// hitCard shows one hit: where it is from (and where it stands in a conflict), its text
-// with matched terms in bold, why it was found in plain words, and the ranking stage's
-// numbers behind a "details" fold.
-func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold *widget.Accordion) {
-	var badge fyne.CanvasObject
-	var where string
-	if h.Doc != nil {
-		badge = chip(lang.L("document"), theme.ColorNamePrimary)
-		where = docLocation(*h.Doc)
-	} else {
-		badge = chip(lang.L("memory"), theme.ColorNameSuccess)
-		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
-	}
+// hitCard shows one hit in the preview pane: where it is from (and where it stands in a
+// conflict), up to limit runes of its text with matched terms in bold, why it was found in
+// plain words, and the ranking stage's numbers behind a "details" fold.
+func hitCard(h engine.Hit, open func(engine.Hit), limit int) (card fyne.CanvasObject, fold *widget.Accordion) {
+	badge, where := hitSource(h)
 	actions := container.NewHBox()
 	if open != nil {
 		label := lang.L("Edit")
@@ -650,7 +798,7 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	}
 	header := container.NewBorder(nil, nil, badge, actions, caption(where))
 
-	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), hitTextLimit))...)
+	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), limit))...)
 	text.Wrapping = fyne.TextWrapWord
 
 	// Why it was found, in words; the ranking stage's numbers are one tap further.
@@ -664,7 +812,7 @@ func hitCard(h engine.Hit, open func(engine.Hit)) (card fyne.CanvasObject, fold 
 	details.Importance = widget.LowImportance
 
 	fold = widget.NewAccordion(widget.NewAccordionItem(lang.L("details"), details))
-	return container.NewVBox(header, text, plain, fold, widget.NewSeparator()), fold
+	return container.NewVBox(header, text, plain, fold), fold
 }
 
 // conflictMark says where a memory stands among those that contradict it: "newer,

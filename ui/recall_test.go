@@ -215,8 +215,9 @@ func TestRecallOpenEditsTheMemory(t *testing.T) {
 	id := h.remember("the office wifi password is hunter2", "")
 	r := h.u.recall
 	test.Type(r.query, "wifi")
-	h.waitFor("the hit and its Edit button", func() bool { return len(r.shown.Hits) == 1 && shown(button(r.results, "Edit")) })
-	test.Tap(button(r.results, "Edit"))
+	// The Edit button is in the preview pane, which shows the first hit until another is chosen.
+	h.waitFor("the hit and its Edit button", func() bool { return len(r.shown.Hits) == 1 && shown(button(r.preview, "Edit")) })
+	test.Tap(button(r.preview, "Edit"))
 	dlg := h.overlay()
 	if dlg == nil {
 		t.Fatal("Edit on a hit opened no dialog")
@@ -347,6 +348,8 @@ func TestRecallKeyboardScrollsTheSelectionIntoView(t *testing.T) {
 	for i := range 10 {
 		h.remember(fmt.Sprintf("orchard note %d about the apple trees and their pruning", i), "")
 	}
+	// A short window: ten compact rows fit in the default one.
+	h.u.win.Resize(fyne.NewSize(800, 420))
 	r := h.u.recall
 	test.Type(r.query, "orchard")
 	h.waitFor("ten hits", func() bool { return len(r.shown.Hits) == 10 })
@@ -589,17 +592,18 @@ func TestSetRowsLaysOutTheFirstScreenFirst(t *testing.T) {
 		}
 		return out
 	}
-	l.setRows(rows(10, "old"))
-	if got := len(l.results.Objects); got != firstRows || len(l.cards) != 10 || len(queued) != 1 {
-		t.Fatalf("after setRows: %d rows laid out, %d cards, %d steps queued; want %d, 10, 1", got, len(l.cards), len(queued), firstRows)
+	n := firstRows + 6
+	l.setRows(rows(n, "old"))
+	if got := len(l.results.Objects); got != firstRows || len(l.cards) != n || len(queued) != 1 {
+		t.Fatalf("after setRows: %d rows laid out, %d cards, %d steps queued; want %d, %d, 1", got, len(l.cards), len(queued), firstRows, n)
 	}
 	queued[0]()
-	if got := len(l.results.Objects); got != 10 {
-		t.Fatalf("after the second step: %d rows laid out, want 10", got)
+	if got := len(l.results.Objects); got != n {
+		t.Fatalf("after the second step: %d rows laid out, want %d", got, n)
 	}
 
 	queued = nil
-	l.setRows(rows(10, "old"))
+	l.setRows(rows(n, "old"))
 	l.setRows(rows(2, "new"))
 	for _, f := range queued {
 		f()
@@ -610,5 +614,48 @@ func TestSetRowsLaysOutTheFirstScreenFirst(t *testing.T) {
 	l.replaceRows(rows(10, "again"), true)
 	if got := len(l.results.Objects); got != 10 {
 		t.Errorf("replaceRows at once laid out %d rows, want 10", got)
+	}
+}
+
+// TestRecallListIsDenseWithAPreview: at 1280x800 the list shows ten hits (a whole answer),
+// each on two lines, and the preview pane beside it shows the first hit whole until another is
+// chosen, by the keyboard or a tap.
+func TestRecallListIsDenseWithAPreview(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	things := []string{"gate", "shed", "greenhouse", "hose", "fence", "pond", "bench", "path", "hedge", "roses",
+		"compost", "ladder", "wheelbarrow", "sprinkler", "birdhouse"}
+	for i, thing := range things {
+		h.remember(fmt.Sprintf("garden job %d: the %s needs work before the spring visit of the neighbours from number %d, who asked about it twice over the long winter", i, thing, 40+i), "")
+	}
+	h.u.win.Resize(fyne.NewSize(1280, 800))
+	r := h.u.recall
+	h.u.tabs.SelectIndex(0)
+	test.Type(r.query, "garden")
+	// The engine answers with 10 hits at most, and they all fit.
+	h.waitFor("10 hits, all laid out", func() bool { return len(r.cards) == 10 && len(r.results.Objects) == 10 })
+	r.scroll.Refresh()
+
+	view := r.scroll.Size().Height
+	visible := 0
+	for _, c := range r.cards {
+		if c.content.Position().Y+c.content.Size().Height <= view {
+			visible++
+		}
+	}
+	if visible < 10 {
+		t.Errorf("%d hits fit in the %v px list at 1280x800, want 10 or more (a row is %v px)", visible, view, r.cards[0].content.Size().Height)
+	}
+
+	if r.previewed != keyOf(r.cards[0].hit) || !strings.Contains(texts(r.preview), r.cards[0].hit.Text) {
+		t.Fatalf("with nothing highlighted the preview shows %+v, want the first hit whole:\n%s", r.previewed, texts(r.preview))
+	}
+	h.pressKey(fyne.KeyDown)
+	h.pressKey(fyne.KeyDown)
+	if r.previewed != keyOf(r.cards[1].hit) {
+		t.Errorf("after two Downs the preview shows %+v, want the second hit %+v", r.previewed, keyOf(r.cards[1].hit))
+	}
+	test.Tap(r.cards[4].content.(*fyne.Container).Objects[1].(*tapArea))
+	if r.selected != 4 || r.previewed != keyOf(r.cards[4].hit) {
+		t.Errorf("a tap on the fifth row: highlight %d, preview %+v; want 4 and the fifth hit", r.selected, r.previewed)
 	}
 }
