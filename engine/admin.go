@@ -219,11 +219,12 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 }
 
 // Run is the engine's background work for long-lived processes (the app, the MCP server):
-// it completes pending or stale statements (triples), loads the entity extractor, then
-// completes every fact's pending or stale entities in bounded passes, and compacts the search
-// indexes when enough was written (compact.go). It then keeps the vectors caught up (see
-// runSemantic), with an Embedder, and extracts the entities of facts stored while the
-// extractor loaded, until ctx is cancelled. The owner cancels ctx and waits for it.
+// it completes pending or stale statements (triples), then every fact's pending or stale
+// entities in bounded passes (loading the entity extractor only if there are any), and
+// compacts the search indexes when enough was written (compact.go). It then keeps the
+// vectors caught up (see runSemantic), with an Embedder, and extracts the entities of facts
+// stored without the extractor, until ctx is cancelled. The owner cancels ctx and waits for
+// it.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.setWork(Work{})
 	e.setWork(Work{Task: WorkWarming})
@@ -231,11 +232,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkStatements)); err != nil {
 		return err
 	}
-	e.setWork(Work{Task: WorkLoading})
-	if err := e.LoadEntities(ctx); err != nil {
-		return err
-	}
-	if _, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames)); err != nil {
+	if err := e.sweepEntitiesIfStale(ctx); err != nil {
 		return err
 	}
 	e.setWork(Work{})
@@ -248,6 +245,26 @@ func (e *Engine) Run(ctx context.Context) error {
 		return nil
 	}
 	return e.runSemantic(ctx)
+}
+
+// sweepEntitiesIfStale completes the facts whose entities are pending or stale, loading the
+// extractor first when there are any. Only writing a memory needs the extractor (a query's
+// names are looked up among the store's, package leg), and it is 125 MB of heap for the rest
+// of the process (lingua keeps its models in package-level maps): a window or an MCP server
+// that only searches never loads it.
+func (e *Engine) sweepEntitiesIfStale(ctx context.Context) error {
+	if e.ents.Load() == nil {
+		_, stale, err := e.st.StaleEntities(ctx, entity.RulesVersion, 0)
+		if err != nil || stale == 0 {
+			return err
+		}
+		e.setWork(Work{Task: WorkLoading})
+		if err := e.LoadEntities(ctx); err != nil {
+			return err
+		}
+	}
+	_, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames))
+	return err
 }
 
 // Warm reads now what the first recalls would otherwise read: the lexical leg's owners (100 ms
@@ -293,7 +310,7 @@ func wake(ch chan<- struct{}) {
 }
 
 // sweepEntitiesWhenWanted completes the entities of facts stored pending while the extractor
-// was loading (extractEntities), one sweep per wake, until ctx ends.
+// was not loaded (extractEntities), one sweep per wake, until ctx ends.
 func (e *Engine) sweepEntitiesWhenWanted(ctx context.Context) {
 	for {
 		select {
@@ -301,7 +318,7 @@ func (e *Engine) sweepEntitiesWhenWanted(ctx context.Context) {
 			return
 		case <-e.entitiesWanted:
 		}
-		_, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames))
+		err := e.sweepEntitiesIfStale(ctx)
 		e.setWork(Work{})
 		if err != nil && ctx.Err() == nil {
 			e.log.Warn("entity sweep stopped; the next one resumes it", "err", err)

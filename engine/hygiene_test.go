@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memdesk/memdesk/store"
+
+	"github.com/memdesk/memdesk/engine/entity"
 )
 
 func add(t testing.TB, e *Engine, req RememberRequest) RememberResult {
@@ -336,5 +338,49 @@ func TestEntitiesSweepLoadsNothingWhenNothingIsStale(t *testing.T) {
 	}
 	if !res.OK || e.ents.Load() != nil {
 		t.Errorf("sweep of an empty store = %+v, extractor loaded %v; want ok without loading it", res, e.ents.Load() != nil)
+	}
+}
+
+// TestTheExtractorLoadsOnlyForMemoriesToName: a process whose memories all have their names
+// (written by another) searches without loading the entity extractor, 125 MB of heap; the
+// first memory it writes itself is stored pending, and the sweep that follows loads the
+// extractor and names it.
+func TestTheExtractorLoadsOnlyForMemoriesToName(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memdesk.db")
+	writer, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.LoadEntities(ctx); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, writer, "", "老王喜欢简约风格")
+	writer.Close()
+
+	e, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.sweepEntitiesIfStale(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Recall(ctx, RecallRequest{Query: "老王"}); err != nil {
+		t.Fatal(err)
+	}
+	if e.ents.Load() != nil {
+		t.Fatal("the extractor was loaded with every memory named and only a search made")
+	}
+
+	runInBackground(t, e)
+	remember(t, e, "", "小李下周去杭州出差")
+	waitFor(t, "the new memory named by a sweep that loaded the extractor", func() bool {
+		_, stale, err := e.st.StaleEntities(ctx, entity.RulesVersion, 0)
+		return err == nil && stale == 0 && e.ents.Load() != nil
+	})
+	res, err := e.Recall(ctx, RecallRequest{Query: "杭州"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Legs.Entity == 0 {
+		t.Errorf("recall 杭州 after the sweep = %+v, %v; want the new memory with an entity score", res.Hits, err)
 	}
 }
