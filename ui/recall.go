@@ -3,11 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image"
 	"image/color"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -61,6 +63,8 @@ type recallScreen struct {
 	previewScroll *container.Scroll
 	previewed     hitKey
 	previewFold   *widget.Accordion
+	// paintProbe is a transparent pixel painted after the list (see probePaint).
+	paintProbe *paintProbe
 
 	// open shows a hit where it lives: a memory in its edit dialog, a chunk among its
 	// document's chunks.
@@ -188,7 +192,11 @@ func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	r.previewScroll = container.NewVScroll(r.preview)
 	split := container.NewHSplit(r.scroll, r.previewScroll)
 	split.Offset = 0.5
-	r.content = container.NewBorder(top, nil, nil, nil, split)
+	r.paintProbe = newPaintProbe(log, debounceDelay)
+	r.search.drawn = r.paintProbe.expect
+	// The probe comes last, so it is painted after the list and the preview.
+	r.content = container.NewStack(container.NewBorder(top, nil, nil, nil, split),
+		container.NewWithoutLayout(r.paintProbe.raster))
 	return r
 }
 
@@ -282,11 +290,21 @@ func (l *hitList) setRows(rows []*resultRow) { l.replaceRows(rows, false) }
 func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 	l.selectHit(-1)
 	l.cards = rows
-	if l.onSelect != nil {
-		l.onSelect(-1)
-	}
 	l.gen++
 	gen := l.gen
+	if l.onSelect != nil {
+		// The preview follows the list by a frame: the list is what a person is waiting
+		// for, and the preview's wrapped text costs as much again to lay out and paint.
+		if l.later == nil {
+			l.onSelect(-1)
+		} else {
+			l.later(func() {
+				if gen == l.gen && l.selected < 0 {
+					l.onSelect(-1)
+				}
+			})
+		}
+	}
 	// One layout per step: Container.Add lays the whole list out again on each call.
 	objects := make([]fyne.CanvasObject, len(rows))
 	for i, row := range rows {
@@ -448,6 +466,9 @@ type liveSearch struct {
 	// "within 100 ms from the first second" is measured on a real window).
 	log     *slog.Logger
 	lastKey time.Time
+	// drawn, when set, is told of each answer shown after typing, with its last keystroke:
+	// the recall screen logs when the frame that shows it is painted.
+	drawn func(lastKey time.Time, hits int)
 }
 
 // settled reports that no search waits for typing to pause or for its answer: what the
@@ -521,6 +542,9 @@ func (s *liveSearch) start(quiet bool) {
 				// queued: the answer waited for the UI goroutine; built: the rows took to make.
 				s.log.Debug("search shown", "hits", len(res.Hits), "recall", took, "queued", queued,
 					"built", time.Since(building), "after_last_key", time.Since(lastKey), "debounce", s.typing.delay)
+				if s.drawn != nil {
+					s.drawn(lastKey, len(res.Hits))
+				}
 			}
 		})
 	})
@@ -560,6 +584,48 @@ func (r *recallScreen) showAgain(res engine.RecallResult) {
 	}
 	r.scroll.Refresh()
 	r.scroll.ScrollToOffset(offset)
+}
+
+// paintProbe logs when the frame that shows a typed search's answer is painted: a 1x1
+// transparent raster, refreshed with each answer, whose image the painter asks for while
+// drawing that frame, after the rows before it in the tree. "search drawn" (after_last_key,
+// the debounce included) is then what a person waits for from the last key to the list on
+// screen, which "search shown" (the rows built) stops short of. The GUI smoke reads it.
+type paintProbe struct {
+	raster   *canvas.Raster
+	log      *slog.Logger
+	debounce time.Duration
+
+	mu      sync.Mutex
+	lastKey time.Time // of the answer waiting to be painted; zero when none
+	hits    int
+}
+
+func newPaintProbe(log *slog.Logger, debounce time.Duration) *paintProbe {
+	p := &paintProbe{log: log, debounce: debounce}
+	p.raster = canvas.NewRaster(p.paint)
+	p.raster.Resize(fyne.NewSize(1, 1))
+	return p
+}
+
+// expect is told of an answer just built; the next paint of the probe reports it.
+func (p *paintProbe) expect(lastKey time.Time, hits int) {
+	p.mu.Lock()
+	p.lastKey, p.hits = lastKey, hits
+	p.mu.Unlock()
+	p.raster.Refresh()
+}
+
+// paint is the raster's image, asked for by the painter (on the draw thread).
+func (p *paintProbe) paint(w, h int) image.Image {
+	p.mu.Lock()
+	lastKey, hits := p.lastKey, p.hits
+	p.lastKey = time.Time{}
+	p.mu.Unlock()
+	if !lastKey.IsZero() && p.log != nil {
+		p.log.Debug("search drawn", "hits", hits, "after_last_key", time.Since(lastKey), "debounce", p.debounce)
+	}
+	return image.NewNRGBA(image.Rect(0, 0, max(w, 1), max(h, 1)))
 }
 
 // hitKey names a hit across two answers.
