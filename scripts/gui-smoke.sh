@@ -438,14 +438,18 @@ shot_wid=""
 
 # The window in the dark theme and in Chinese: a fresh start with both chosen in its
 # preferences (Fyne's preferences.json), as Settings would leave them.
-# The app `memdesk quick` started is not this shell's child: wait for it by its pid.
-kill "$app_pid"
-deadline=$((SECONDS + timeout_s))
-while kill -0 "$app_pid" 2>/dev/null; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "the app started by memdesk quick did not stop within ${timeout_s}s"
-	sleep 0.1
-done
-app_pid=""
+# stopApp WHAT: stops the app and waits for it by its pid (the one `memdesk quick` started
+# is not this shell's child, so wait would not).
+stopApp() {
+	kill "$app_pid"
+	local deadline=$((SECONDS + timeout_s))
+	while kill -0 "$app_pid" 2>/dev/null; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "$1 did not stop within ${timeout_s}s"
+		sleep 0.1
+	done
+	app_pid=""
+}
+stopApp "the app started by memdesk quick"
 prefs_dir="$work/config-zh/fyne/io.github.memdesk"
 mkdir -p "$prefs_dir"
 echo '{"appearance.theme":"dark","appearance.language":"zh"}' >"$prefs_dir/preferences.json"
@@ -487,13 +491,7 @@ shot 27-settings-dark-zh "$artifacts/24-memories-dark-zh.png"
 # opens on them, 50 queries are typed as a person types (60 ms a key, a pause after each),
 # and the app's own log says when each answer's rows were built ("search shown") and when
 # the frame showing them was painted ("search drawn"); both count from the last key.
-kill "$app_pid"
-deadline=$((SECONDS + timeout_s))
-while kill -0 "$app_pid" 2>/dev/null; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "the dark window did not stop within ${timeout_s}s"
-	sleep 0.1
-done
-app_pid=""
+stopApp "the dark window"
 echo "gui-smoke: generating 52,000 chunks"
 mkdir -p "$work/big"
 awk -v seed=7 -v dir="$work/big" 'BEGIN {
