@@ -190,16 +190,12 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 	if err != nil {
 		return AdminResult{}, err
 	}
-	// Loading the extractor costs seconds and hundreds of MB: not when nothing is stale.
-	_, stale, err := e.st.StaleEntities(ctx, entity.RulesVersion, 0)
+	stale, err := e.loadEntitiesIfStale(ctx, nil)
 	if err != nil {
 		return AdminResult{}, err
 	}
 	var total SweepReport
-	if stale > 0 {
-		if err := e.LoadEntities(ctx); err != nil {
-			return AdminResult{}, err
-		}
+	if stale {
 		total, err = sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, req.Budget) }, req.All, req.Progress)
 		if err != nil {
 			return AdminResult{}, err
@@ -227,15 +223,9 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 // it.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.setWork(Work{})
-	e.setWork(Work{Task: WorkWarming})
-	e.Warm(ctx)
-	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkStatements)); err != nil {
+	if err := e.catchUp(ctx); err != nil {
 		return err
 	}
-	if err := e.sweepEntitiesIfStale(ctx); err != nil {
-		return err
-	}
-	e.setWork(Work{})
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
@@ -247,24 +237,53 @@ func (e *Engine) Run(ctx context.Context) error {
 	return e.runSemantic(ctx)
 }
 
-// sweepEntitiesIfStale completes the facts whose entities are pending or stale, loading the
-// extractor first when there are any. Only writing a memory needs the extractor (a query's
-// names are looked up among the store's, package leg), and it is 125 MB of heap for the rest
-// of the process (lingua keeps its models in package-level maps): a window or an MCP server
-// that only searches never loads it.
-func (e *Engine) sweepEntitiesIfStale(ctx context.Context) error {
-	if e.ents.Load() == nil {
-		_, stale, err := e.st.StaleEntities(ctx, entity.RulesVersion, 0)
-		if err != nil || stale == 0 {
-			return err
-		}
-		e.setWork(Work{Task: WorkLoading})
-		if err := e.LoadEntities(ctx); err != nil {
-			return err
-		}
+// catchUp is the start of Run: it warms the search index, then completes what writers left
+// pending or stale (statements, then entities).
+func (e *Engine) catchUp(ctx context.Context) error {
+	e.setWork(Work{Task: WorkWarming})
+	e.Warm(ctx)
+	if _, err := sweepPasses(func() (SweepReport, error) { return e.sweepTriples(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkStatements)); err != nil {
+		return err
 	}
-	_, err := sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames))
+	if err := e.sweepEntitiesIfStale(ctx); err != nil {
+		return err
+	}
+	e.setWork(Work{})
+	return nil
+}
+
+// sweepEntitiesIfStale completes the facts whose entities are pending or stale, loading the
+// extractor first when there are any (see loadEntitiesIfStale).
+func (e *Engine) sweepEntitiesIfStale(ctx context.Context) error {
+	stale, err := e.loadEntitiesIfStale(ctx, func() { e.setWork(Work{Task: WorkLoading}) })
+	if err != nil || !stale {
+		return err
+	}
+	_, err = sweepPasses(func() (SweepReport, error) { return e.SweepEntities(ctx, DefaultSweepBudget) }, true, e.workProgress(WorkNames))
 	return err
+}
+
+// loadEntitiesIfStale reports whether some fact's entities may be pending or stale, and makes
+// sure the extractor is loaded when so (calling loading, when set, before it loads). Only
+// naming memories needs the extractor (a query's names are looked up among the store's,
+// package leg), and it is seconds to load and 125 MB of heap for the rest of the process
+// (lingua keeps its models in package-level maps): a window or an MCP server that only
+// searches never loads it. With the extractor in, it does not count: the sweep does.
+func (e *Engine) loadEntitiesIfStale(ctx context.Context, loading func()) (bool, error) {
+	if e.ents.Load() != nil {
+		return true, nil
+	}
+	_, stale, err := e.st.StaleEntities(ctx, entity.RulesVersion, 0)
+	if err != nil || stale == 0 {
+		return false, err
+	}
+	if loading != nil {
+		loading()
+	}
+	if err := e.LoadEntities(ctx); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Warm reads now what the first recalls would otherwise read: the lexical leg's owners (100 ms

@@ -12,9 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdesk/memdesk/store"
-
 	"github.com/memdesk/memdesk/engine/entity"
+	"github.com/memdesk/memdesk/store"
 )
 
 func add(t testing.TB, e *Engine, req RememberRequest) RememberResult {
@@ -363,7 +362,7 @@ func TestTheExtractorLoadsOnlyForMemoriesToName(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	if err := e.sweepEntitiesIfStale(ctx); err != nil {
+	if err := e.catchUp(ctx); err != nil { // what Run does first
 		t.Fatal(err)
 	}
 	if _, err := e.Recall(ctx, RecallRequest{Query: "老王"}); err != nil {

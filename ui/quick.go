@@ -219,7 +219,7 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 			card := &tapArea{content: quickCard(h), tapped: func() { q.selectHit(i) },
 				doubleTapped: func() { q.selectHit(i); q.copySelected() }}
 			card.ExtendBaseWidget(card)
-			rows = append(rows, newResultRow(h, card, nil))
+			rows = append(rows, newResultRow(h, card))
 		}
 	}
 	q.setRows(rows)

@@ -63,8 +63,6 @@ type recallScreen struct {
 	previewScroll *container.Scroll
 	previewed     hitKey
 	previewFold   *widget.Accordion
-	// paintProbe is a transparent pixel painted after the list (see probePaint).
-	paintProbe *paintProbe
 
 	// open shows a hit where it lives: a memory in its edit dialog, a chunk among its
 	// document's chunks.
@@ -192,11 +190,11 @@ func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	r.previewScroll = container.NewVScroll(r.preview)
 	split := container.NewHSplit(r.scroll, r.previewScroll)
 	split.Offset = 0.5
-	r.paintProbe = newPaintProbe(log, debounceDelay)
-	r.search.drawn = r.paintProbe.expect
+	probe := newPaintProbe(log, debounceDelay)
+	r.search.drawn = probe.expect
 	// The probe comes last, so it is painted after the list and the preview.
 	r.content = container.NewStack(container.NewBorder(top, nil, nil, nil, split),
-		container.NewWithoutLayout(r.paintProbe.raster))
+		container.NewWithoutLayout(probe.raster))
 	return r
 }
 
@@ -377,16 +375,12 @@ type resultRow struct {
 	hit     engine.Hit
 	bg      *canvas.Rectangle
 	content fyne.CanvasObject
-	details *widget.Accordion // the scores' fold
 }
 
 // newResultRow puts card, the hit drawn for its screen, over the highlight.
-// details is the card's fold of scores, kept open or closed across a quiet refresh (nil for
-// a card without one).
-func newResultRow(h engine.Hit, card fyne.CanvasObject, details *widget.Accordion) *resultRow {
+func newResultRow(h engine.Hit, card fyne.CanvasObject) *resultRow {
 	row := &resultRow{hit: h, bg: canvas.NewRectangle(color.Transparent)}
 	row.bg.CornerRadius = theme.InputRadiusSize()
-	row.details = details
 	row.content = container.NewStack(row.bg, card)
 	return row
 }
@@ -708,7 +702,7 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 				}
 			}}
 		row.ExtendBaseWidget(row)
-		rows = append(rows, newResultRow(h, row, nil))
+		rows = append(rows, newResultRow(h, row))
 	}
 	r.replaceRows(rows, atOnce)
 }
@@ -740,9 +734,6 @@ func (r *recallScreen) showPreview(i int) {
 // then what it is and where it is from. The preview pane shows it whole.
 func hitRow(h engine.Hit, width float32) fyne.CanvasObject {
 	badge, where := hitSource(h)
-	if mark := conflictMark(h); mark != "" {
-		badge = container.NewHBox(badge, chip(mark, theme.ColorNameWarning))
-	}
 	// Cut to the row's width by an estimate, not by Fyne's truncation: that measures the text
 	// at every cut it tries, and over 50 searches at 63k chunks the window's layout took 2-3
 	// times as long and its font caches grew it from 413 to 855 MB.
@@ -826,14 +817,19 @@ func wideRune(r rune) bool {
 // each one space.
 func oneLine(text string) string { return strings.Join(strings.Fields(display.Block(text)), " ") }
 
-// hitSource is a hit's badge (memory or document) and where it is: a memory's number,
-// space and date, a chunk's document and place in it.
+// hitSource is a hit's badges (memory or document, and where it stands in a conflict) and
+// where it is: a memory's number, space and date, a chunk's document and place in it.
 func hitSource(h engine.Hit) (badge fyne.CanvasObject, where string) {
 	if h.Doc != nil {
-		return chip(lang.L("document"), theme.ColorNamePrimary), docLocation(*h.Doc)
+		badge, where = chip(lang.L("document"), theme.ColorNamePrimary), docLocation(*h.Doc)
+	} else {
+		badge = chip(lang.L("memory"), theme.ColorNameSuccess)
+		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
 	}
-	return chip(lang.L("memory"), theme.ColorNameSuccess),
-		fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
+	if mark := conflictMark(h); mark != "" {
+		badge = container.NewHBox(badge, chip(mark, theme.ColorNameWarning))
+	}
+	return badge, where
 }
 
 // nothingRelevant says why a search found nothing.
@@ -858,9 +854,6 @@ func hitCard(h engine.Hit, open func(engine.Hit), limit int) (card fyne.CanvasOb
 		btn := widget.NewButtonWithIcon(label, theme.NavigateNextIcon(), func() { open(h) })
 		btn.Importance = widget.LowImportance
 		actions.Add(btn)
-	}
-	if mark := conflictMark(h); mark != "" {
-		badge = container.NewHBox(badge, chip(mark, theme.ColorNameWarning))
 	}
 	header := container.NewBorder(nil, nil, badge, actions, caption(where))
 

@@ -588,7 +588,7 @@ func TestSetRowsLaysOutTheFirstScreenFirst(t *testing.T) {
 	rows := func(n int, text string) []*resultRow {
 		out := make([]*resultRow, n)
 		for i := range out {
-			out[i] = newResultRow(engine.Hit{ID: int64(i + 1), Text: text}, widget.NewLabel(text), nil)
+			out[i] = newResultRow(engine.Hit{ID: int64(i + 1), Text: text}, widget.NewLabel(text))
 		}
 		return out
 	}

@@ -180,7 +180,7 @@ func (c *cli) quickInBackground(ctx context.Context, dbPath string) error {
 // what appLog opened.
 func (c *cli) appLog() (log *os.File, where string, done func(), err error) {
 	if f, ok := c.err.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && (fi.Mode().IsRegular() || f.Name() == os.DevNull) {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			return f, f.Name(), func() {}, nil
 		}
 	}
