@@ -517,9 +517,17 @@ app_pid=$!
 wid=$(timeout "$timeout_s" xdotool search --sync --onlyvisible --name '^memdesk$' 2>/dev/null | head -n1) ||
 	fail "no window on the 52,000-chunk store within ${timeout_s}s"
 [ -n "$wid" ] || fail "no window on the 52,000-chunk store within ${timeout_s}s"
-xdotool windowsize "$wid" 1280 800
-xdotool windowfocus --sync "$wid" 2>/dev/null || xdotool windowfocus "$wid"
 sleep 3 # the engine warms the index it opens on
+# The window takes its saved (default) size as it opens, which can land after a resize sent
+# too early, and a smaller window draws less: size it until it is 1280x800.
+for _ in $(seq 20); do
+	xdotool windowsize "$wid" 1280 800
+	sleep 0.5
+	eval "$(xdotool getwindowgeometry --shell "$wid")"
+	[ "$WIDTH" = 1280 ] && [ "$HEIGHT" = 800 ] && break
+done
+[ "$WIDTH" = 1280 ] && [ "$HEIGHT" = 800 ] || fail "the 52,000-chunk window is ${WIDTH}x$HEIGHT, not 1280x800"
+xdotool windowfocus --sync "$wid" 2>/dev/null || xdotool windowfocus "$wid"
 queries=("garden shed" "backup server" "deploy rollback" "invoice" "meeting agenda deadline" "boiler" "network cable"
 	"tomato seedling" "database migration" "insurance" "printer" "release branch merge" "compost" "mortgage loan"
 	"kitchen sink leak" "cluster node replica" "the" "part 4" "courier parcel delivery" "thermostat")

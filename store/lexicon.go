@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // The reads behind the engine's in-memory copy of the word index (engine/lexicon): every
@@ -143,25 +145,49 @@ func (s *Store) TermOwners(ctx context.Context, kind, from, to string) (map[stri
 	if kind == KindChunk {
 		t = "chunks_words_instance"
 	}
-	q, args := `SELECT term, doc FROM `+t+` WHERE term = ?`, []any{from}
-	if to != from {
-		q, args = `SELECT term, doc FROM `+t+` WHERE term >= ? AND term <= ?`, []any{from, to}
-	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	// A common word's list is thousands of rows, one per occurrence. Read through
+	// database/sql, each row's trip through the driver cost more than SQLite's own work (10
+	// ms for 12k rows, a cold search's whole budget); stepping the statement on the raw
+	// connection takes 4.
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read postings of %q: %w", from, err)
 	}
-	defer rows.Close()
+	defer conn.Close()
 	out := map[string][]int64{}
-	for rows.Next() {
-		var term string
-		var id int64
-		if err := rows.Scan(&term, &id); err != nil {
-			return nil, fmt.Errorf("read postings of %q: %w", from, err)
+	err = conn.Raw(func(dc any) error {
+		raw, ok := dc.(interface{ Raw() *sqlite3.Conn })
+		if !ok {
+			return errors.New("the SQLite driver gives no connection of its own")
 		}
-		out[term] = append(out[term], id)
-	}
-	if err := rows.Err(); err != nil {
+		c := raw.Raw()
+		defer c.SetInterrupt(c.SetInterrupt(ctx))
+		st, _, err := c.Prepare(`SELECT term, doc FROM ` + t + ` WHERE term >= ? AND term <= ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if err := errors.Join(st.BindText(1, from), st.BindText(2, to)); err != nil {
+			return err
+		}
+		var term string
+		var ids []int64
+		for st.Step() {
+			// The rows come in term order: the text is copied once per term, not per row.
+			if b := st.ColumnRawText(0); string(b) != term {
+				if ids != nil {
+					out[term] = ids
+				}
+				term, ids = string(b), nil
+			}
+			ids = append(ids, st.ColumnInt64(1))
+		}
+		if ids != nil {
+			out[term] = ids
+		}
+		return st.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read postings of %q: %w", from, err)
 	}
 	return out, nil

@@ -214,6 +214,14 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.quick.shownAt = func(requested time.Time) {
 		u.log.Debug("quick window shown", "after", time.Since(requested))
 	}
+	// A theme change reaches listeners on whichever goroutine made it (the settings file's
+	// watcher, for one), so the rows are drawn again on the UI goroutine.
+	a.Settings().AddListener(func(fyne.Settings) {
+		u.tasks.do(func() {
+			u.recall.themeChanged()
+			u.quick.themeChanged()
+		})
+	})
 	u.live = &live{t: u.tasks, log: log, refresh: u.refreshLive,
 		busy: func() bool { return u.knowledge.cancelImport != nil }}
 

@@ -114,12 +114,38 @@ func TestFitLine(t *testing.T) {
 	if got := fitLine(spans, 40); !slices.Equal(got, spans) {
 		t.Errorf("a line that fits was cut: %v", got)
 	}
-	got := fitLine(spans, 6) // 5 em of text: ten lower-case Latin characters
+	got := fitLine(spans, 6.5) // 5.5 em of text: "the " is 2, the bold "garden" 3.3
 	want := []span{{Text: "the "}, {Text: "garden", Matched: true}, {Text: "…"}}
 	if !slices.Equal(got, want) {
-		t.Errorf("fitLine(7 em) = %v, want %v", got, want)
+		t.Errorf("fitLine(6.5 em) = %v, want %v", got, want)
+	}
+	if got := fitLine(spans, 6.2); !slices.Equal(got, []span{{Text: "the "}, {Text: "garde", Matched: true}, {Text: "…"}}) {
+		t.Errorf("fitLine(6.2 em) = %v: a bold character is 0.55 em", got)
 	}
 	if got := fitLine([]span{{Text: "老王喜欢简约风格"}}, 5); !slices.Equal(got, []span{{Text: "老王喜欢"}, {Text: "…"}}) {
 		t.Errorf("fitLine(CJK, 5 em) = %v: a Han character is 1 em", got)
+	}
+}
+
+func TestFaceRuns(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"", []string{""}},
+		{"plain latin text, with commas", []string{"plain latin text, with commas"}},
+		{"老王喜欢简约风格", []string{"老王喜欢简约风格"}},
+		{"CI uses 预算 and 发票 too", []string{"CI uses ", "预算 ", "and ", "发票 ", "too"}},
+		{"会议：agenda", []string{"会议：", "agenda"}},
+		{" 快递", []string{" 快递"}},
+	}
+	for _, tt := range tests {
+		got := faceRuns(tt.text)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("faceRuns(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if strings.Join(got, "") != tt.text {
+			t.Errorf("faceRuns(%q) lost text: %q", tt.text, got)
+		}
 	}
 }

@@ -227,6 +227,17 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 	q.selectHit(0)
 }
 
+// themeChanged draws the shown hits again, keeping the highlight: their badges hold the
+// colours of the theme they were drawn in.
+func (q *quickWindow) themeChanged() {
+	if len(q.cards) == 0 {
+		return
+	}
+	selected := q.selected
+	q.show(q.shown, nil)
+	q.selectHit(selected)
+}
+
 // quickCard is one hit in a few lines: its source and where it is, then its text.
 func quickCard(h engine.Hit) fyne.CanvasObject {
 	badge := chip(lang.L("memory"), theme.ColorNameSuccess)

@@ -138,6 +138,7 @@ func chosen[T any](choices []selectChoice[T], sel *widget.Select) T {
 
 func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	r := &recallScreen{hitList: newHitList(t.do), now: time.Now}
+	r.afterFrame = func(f func()) { time.AfterFunc(frameTime, func() { t.do(f) }) }
 	r.onSelect = r.showPreview
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request, log: log,
 		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
@@ -263,7 +264,10 @@ type hitList struct {
 	// later runs a function on the UI goroutine after what is queued there now: the rows
 	// below the first screen are laid out then (nil: all at once).
 	later func(func())
-	gen   int // setRows calls, so a late second part of an older answer is dropped
+	// afterFrame runs a function on the UI goroutine once the window has drawn a frame (nil:
+	// later): the preview of a new answer is made then.
+	afterFrame func(func())
+	gen        int // setRows calls, so a late second part of an older answer is dropped
 	// onSelect, when set, hears every change of the highlight (-1: none), new rows included.
 	onSelect func(i int)
 }
@@ -272,6 +276,11 @@ func newHitList(later func(func())) hitList {
 	results := container.NewVBox()
 	return hitList{selected: -1, results: results, scroll: container.NewVScroll(results), later: later}
 }
+
+// frameTime is a little more than a frame at 60 Hz: a function queued on the UI goroutine
+// this long after the window was changed runs after the frame that shows the change (Fyne
+// draws on a 60 Hz tick, on that goroutine).
+const frameTime = 20 * time.Millisecond
 
 // firstRows is how many rows setRows lays out before the screen is drawn: what a screen
 // shows. Laying out a row measures its text (a card that wraps, in the quick window,
@@ -292,11 +301,16 @@ func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 	gen := l.gen
 	if l.onSelect != nil {
 		// The preview follows the list by a frame: the list is what a person is waiting
-		// for, and the preview's wrapped text costs as much again to lay out and paint.
-		if l.later == nil {
+		// for, and the preview's wrapped text costs a third as much again to lay out and
+		// paint. (Queued with later, it was made before that frame in half the answers.)
+		next := l.afterFrame
+		if next == nil {
+			next = l.later
+		}
+		if next == nil {
 			l.onSelect(-1)
 		} else {
-			l.later(func() {
+			next(func() {
 				if gen == l.gen && l.selected < 0 {
 					l.onSelect(-1)
 				}
@@ -707,6 +721,18 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 	r.replaceRows(rows, atOnce)
 }
 
+// themeChanged draws the shown hits again, the preview too, keeping the highlight: their
+// texts and badges hold the colours of the theme they were drawn in.
+func (r *recallScreen) themeChanged() {
+	if len(r.cards) == 0 {
+		return
+	}
+	selected := r.selected
+	r.previewed = hitKey{}
+	r.present(r.shown, nil, true)
+	r.selectHit(selected)
+}
+
 // showPreview shows the i-th hit in the preview pane, the first when i is -1, nothing when
 // there are no rows. The pane is built again only when the hit changes.
 func (r *recallScreen) showPreview(i int) {
@@ -732,56 +758,122 @@ func (r *recallScreen) showPreview(i int) {
 
 // hitRow is one hit in two lines of the list: its text on one line, around the first match,
 // then what it is and where it is from. The preview pane shows it whole.
+//
+// The lines are bare canvas texts, cut to the row's width by an estimate, not labels or rich
+// text: over 52,000 chunks the frame that showed a new answer spent 20 ms measuring the rows'
+// rich text and labels (Fyne lays each out again as its parent changes, and a truncating
+// label shapes its text each time), and building the rows took 20 ms more; as bare texts
+// both took 2-8 ms. (Fyne's own truncation measured the text at every cut it tried: over 50
+// searches the window's font caches grew it from 413 to 855 MB.) Their colours are the
+// theme's at the time, so the list is drawn again when the theme changes (themeChanged).
 func hitRow(h engine.Hit, width float32) fyne.CanvasObject {
-	badge, where := hitSource(h)
-	// Cut to the row's width by an estimate, not by Fyne's truncation: that measures the text
-	// at every cut it tries, and over 50 searches at 63k chunks the window's layout took 2-3
-	// times as long and its font caches grew it from 413 to 855 MB.
-	ems := width / theme.TextSize()
-	line := widget.NewRichText(segments(fitLine(clip(highlight(oneLine(h.Text), h.Matched), rowTextLimit), ems))...)
-	line.Wrapping = fyne.TextWrapOff
-	return container.New(tightRows{}, line, container.NewBorder(nil, nil, badge, nil, caption(where)))
+	badge, where := hitSource(h, rowLocation)
+	line := textLine(fitLine(clip(highlight(oneLine(h.Text), h.Matched), rowTextLimit), width/theme.TextSize()), theme.TextSize())
+	room := width - badge.MinSize().Width - 2*theme.InnerPadding()
+	source := textLine(fitLine([]span{{Text: where}}, room/theme.CaptionTextSize()), theme.CaptionTextSize())
+	return container.New(hitRowLayout{}, line, container.NewBorder(nil, nil, badge, nil, source))
 }
 
-// tightRows stacks its objects with their paddings overlapped: a label or rich text keeps
-// the theme's inner padding above and below its text, and two of them in a VBox leave 22 px
-// between two lines, so a list of two-line rows showed 7 in an 800 px window, not 10+.
-// (Fyne's theme override would shrink the padding, but it keeps every object it ever
-// themed: the window grew by 400 MB over 50 searches.)
-type tightRows struct{}
+// textLine is spans on one line at size, the matched ones bold in the primary colour (see
+// matchedStyle), each run of one script (faceRuns) a canvas text of its own.
+func textLine(spans []span, size float32) *fyne.Container {
+	texts := make([]fyne.CanvasObject, 0, len(spans))
+	for _, s := range spans {
+		for _, run := range faceRuns(s.Text) {
+			t := canvas.NewText(run, theme.Color(theme.ColorNameForeground))
+			t.TextSize = size
+			if s.Matched {
+				t.Color = theme.Color(theme.ColorNamePrimary)
+				t.TextStyle = fyne.TextStyle{Bold: true}
+			}
+			texts = append(texts, t)
+		}
+	}
+	return container.New(spanLayout{}, texts...)
+}
 
-// overlap is how much of two neighbours' paddings tightRows lays over each other, and trim how
-// much of the first's top and the last's bottom it leaves outside the row.
-func (tightRows) overlap() float32 { return 2*theme.InnerPadding() - 4 }
-func (tightRows) trim() float32    { return theme.InnerPadding() - 2 }
+// faceRuns splits text where it passes between wide (CJK) characters and the rest; spaces
+// and punctuation go with the run they are in. Fyne draws the two from different fonts, and
+// paints a text of several runs by rasterising its whole width once per run: at 52,000
+// mixed chunks a new answer's texts averaged 1.7 runs, and painting them was most of the
+// time from the last key to the list on screen.
+func faceRuns(text string) []string {
+	var runs []string
+	start, wide, seen := 0, false, false
+	for i, r := range text {
+		if unicode.IsSpace(r) || r < 0x80 && unicode.IsPunct(r) {
+			continue
+		}
+		w := wideRune(r)
+		if seen && w != wide {
+			runs = append(runs, text[start:i])
+			start = i
+		}
+		wide, seen = w, true
+	}
+	return append(runs, text[start:])
+}
 
-func (l tightRows) Layout(objects []fyne.CanvasObject, size fyne.Size) {
-	y := -l.trim()
+// spanLayout sets its objects side by side at their own sizes, left to right.
+type spanLayout struct{}
+
+func (spanLayout) Layout(objects []fyne.CanvasObject, _ fyne.Size) {
+	x := float32(0)
 	for _, o := range objects {
-		h := o.MinSize().Height
-		o.Move(fyne.NewPos(0, y))
-		o.Resize(fyne.NewSize(size.Width, h))
-		y += h - l.overlap()
+		m := o.MinSize()
+		o.Move(fyne.NewPos(x, 0))
+		o.Resize(m)
+		x += m.Width
 	}
 }
 
-func (l tightRows) MinSize(objects []fyne.CanvasObject) fyne.Size {
+func (spanLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	var w, h float32
 	for _, o := range objects {
 		m := o.MinSize()
-		w = max(w, m.Width)
-		h += m.Height
+		w += m.Width
+		h = max(h, m.Height)
 	}
-	if len(objects) > 0 {
-		h -= float32(len(objects)-1)*l.overlap() + 2*l.trim()
+	return fyne.NewSize(w, h)
+}
+
+// hitRowLayout stacks a row's text line over its source line, with a little room around:
+// two lines in 47 px, so an 800 px window lists 10 and more. The text starts where a label's
+// would (the inner padding in), the source line's badge half that in, so the badge's own
+// text lines up under it.
+type hitRowLayout struct{}
+
+// hitRowGap is the room above, between and below the two lines.
+const hitRowGap = 3
+
+func (hitRowLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	y := float32(hitRowGap)
+	for i, o := range objects {
+		x := theme.InnerPadding()
+		if i > 0 {
+			x /= 2
+		}
+		h := o.MinSize().Height
+		o.Move(fyne.NewPos(x, y))
+		o.Resize(fyne.NewSize(max(size.Width-x, 0), h))
+		y += h + hitRowGap
 	}
-	return fyne.NewSize(w, max(h, 0))
+}
+
+func (hitRowLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	w, h := float32(0), float32(hitRowGap)
+	for _, o := range objects {
+		m := o.MinSize()
+		w = max(w, m.Width+theme.InnerPadding())
+		h += m.Height + hitRowGap
+	}
+	return fyne.NewSize(w, h)
 }
 
 // fitLine cuts spans to about ems em of width, ending the cut with an ellipsis. It counts a
 // wide (CJK) character as 1 em, a capital or digit as 0.65 and any other as 0.5, about what
-// they take in the theme's font (Noto Sans), so a line cut here nearly fills its row; one
-// that overflows is clipped by the list.
+// they take in the theme's font (Noto Sans), and a matched (bold) one a tenth wider, so a
+// line cut here nearly fills its row; one that overflows is clipped by the list.
 func fitLine(spans []span, ems float32) []span {
 	budget := ems - 1 // room for the ellipsis
 	var used float32
@@ -793,6 +885,9 @@ func fitLine(spans []span, ems float32) []span {
 				w = 1
 			case unicode.IsUpper(r) || unicode.IsDigit(r):
 				w = 0.65
+			}
+			if s.Matched {
+				w *= 1.1
 			}
 			if used+w > budget {
 				out := slices.Clone(spans[:i])
@@ -818,10 +913,11 @@ func wideRune(r rune) bool {
 func oneLine(text string) string { return strings.Join(strings.Fields(display.Block(text)), " ") }
 
 // hitSource is a hit's badges (memory or document, and where it stands in a conflict) and
-// where it is: a memory's number, space and date, a chunk's document and place in it.
-func hitSource(h engine.Hit) (badge fyne.CanvasObject, where string) {
+// where it is: a memory's number, space and date, a chunk's document and place in it as
+// locate says.
+func hitSource(h engine.Hit, locate func(engine.DocRef) string) (badge fyne.CanvasObject, where string) {
 	if h.Doc != nil {
-		badge, where = chip(lang.L("document"), theme.ColorNamePrimary), docLocation(*h.Doc)
+		badge, where = chip(lang.L("document"), theme.ColorNamePrimary), locate(*h.Doc)
 	} else {
 		badge = chip(lang.L("memory"), theme.ColorNameSuccess)
 		where = fmt.Sprintf("#%d · %s · %s", h.ID, h.Space, h.CreatedAt.Local().Format(lang.L("2 Jan 2006")))
@@ -844,7 +940,7 @@ func nothingRelevant(res engine.RecallResult) string {
 // conflict), up to limit runes of its text with matched terms in bold, why it was found in
 // plain words, and the ranking stage's numbers behind a "details" fold.
 func hitCard(h engine.Hit, open func(engine.Hit), limit int) (card fyne.CanvasObject, fold *widget.Accordion) {
-	badge, where := hitSource(h)
+	badge, where := hitSource(h, docLocation)
 	actions := container.NewHBox()
 	if open != nil {
 		label := lang.L("Edit")
@@ -908,6 +1004,27 @@ func docLocation(d engine.DocRef) string {
 		if d.LineEnd > d.LineStart {
 			s += fmt.Sprintf("–%d", d.LineEnd)
 		}
+	}
+	if d.Heading != "" {
+		s += " › " + d.Heading
+	}
+	return s
+}
+
+// rowLocation is where a chunk is in a row of the list, shorter than docLocation (the
+// preview shows that): the file and its folder, not the whole path; the title only where it
+// says more than the file's name; the first line only. "Deploy — d/deploy.md:12 › Install".
+func rowLocation(d engine.DocRef) string {
+	file := filepath.Base(d.Path)
+	s := filepath.Join(filepath.Base(filepath.Dir(d.Path)), file)
+	if d.Title != "" && !strings.EqualFold(d.Title, strings.TrimSuffix(file, filepath.Ext(file))) {
+		s = d.Title + " — " + s
+	}
+	if d.Page > 0 {
+		s += lang.L(", p. {{.Page}}", tmpl{"Page": d.Page})
+	}
+	if d.LineStart > 0 {
+		s += fmt.Sprintf(":%d", d.LineStart)
 	}
 	if d.Heading != "" {
 		s += " › " + d.Heading

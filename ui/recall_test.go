@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
@@ -45,7 +47,8 @@ func TestRecallShowsHitsAsYouType(t *testing.T) {
 			// Settled, not only answered: a quiet rerun after the harness's own writes can
 			// answer the typed query before its debounced search has even started.
 			h.waitFor("hits for "+tt.query, func() bool {
-				return r.shown.Query == tt.query && len(r.shown.Hits) > 0 && r.search.settled()
+				return r.shown.Query == tt.query && len(r.shown.Hits) > 0 && r.search.settled() &&
+					r.previewed == keyOf(r.shown.Hits[0]) // the preview follows the list by a frame
 			})
 			hit := r.shown.Hits[0]
 			if hit.Text != tt.wantText {
@@ -416,6 +419,28 @@ func TestDocLocation(t *testing.T) {
 	}
 }
 
+// TestRowLocation: a row of the list names the file and its folder, and the title only
+// where it says more than the file's name.
+func TestRowLocation(t *testing.T) {
+	cases := []struct {
+		doc  engine.DocRef
+		want string
+	}{
+		{engine.DocRef{Title: "Deploy guide", Path: "/home/ann/notes/deploy.md", Heading: "Install", LineStart: 12, LineEnd: 20},
+			"Deploy guide — notes/deploy.md:12 › Install"},
+		{engine.DocRef{Title: "README", Path: "/usr/share/doc/gnupg/README", LineStart: 3},
+			"gnupg/README:3"},
+		{engine.DocRef{Title: "spec", Path: "/d/spec.pdf", Page: 12, LineStart: 3, LineEnd: 9},
+			"d/spec.pdf, p. 12:3"},
+		{engine.DocRef{Path: "/top.txt"}, "/top.txt"},
+	}
+	for _, tc := range cases {
+		if got := rowLocation(tc.doc); got != filepath.FromSlash(tc.want) {
+			t.Errorf("rowLocation(%+v) = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}
+
 // TestRecallMarksTheNewerOfAConflict: both memories of a contradicting pair show, each
 // saying which it is.
 func TestRecallMarksTheNewerOfAConflict(t *testing.T) {
@@ -632,7 +657,9 @@ func TestRecallListIsDenseWithAPreview(t *testing.T) {
 	h.u.tabs.SelectIndex(0)
 	test.Type(r.query, "garden")
 	// The engine answers with 10 hits at most, and they all fit.
-	h.waitFor("10 hits, all laid out", func() bool { return len(r.cards) == 10 && len(r.results.Objects) == 10 })
+	h.waitFor("10 hits, all laid out, the first in the preview", func() bool {
+		return len(r.cards) == 10 && len(r.results.Objects) == 10 && r.previewed == keyOf(r.cards[0].hit)
+	})
 	r.scroll.Refresh()
 
 	view := r.scroll.Size().Height
@@ -657,5 +684,36 @@ func TestRecallListIsDenseWithAPreview(t *testing.T) {
 	test.Tap(r.cards[4].content.(*fyne.Container).Objects[1].(*tapArea))
 	if r.selected != 4 || r.previewed != keyOf(r.cards[4].hit) {
 		t.Errorf("a tap on the fifth row: highlight %d, preview %+v; want 4 and the fifth hit", r.selected, r.previewed)
+	}
+}
+
+// TestRecallRowsFollowTheTheme: a row's texts are drawn in the theme's colours of when it
+// was made, so switching the theme draws the shown rows again, highlight kept.
+func TestRecallRowsFollowTheTheme(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	h.remember("the garden gate needs a coat of paint", "")
+	h.remember("the garden hose leaks at the tap", "")
+	r := h.u.recall
+	test.Type(r.query, "garden")
+	h.waitFor("two hits", func() bool { return len(r.cards) == 2 && r.search.settled() })
+	h.pressKey(fyne.KeyDown)
+	h.pressKey(fyne.KeyDown)
+	rowColour := func() color.Color {
+		var c color.Color
+		walk(r.cards[0].content, func(o fyne.CanvasObject) {
+			if txt, ok := o.(*canvas.Text); ok && c == nil && !txt.TextStyle.Bold && strings.TrimSpace(txt.Text) != "" &&
+				txt.TextSize == theme.TextSize() {
+				c = txt.Color
+			}
+		})
+		return c
+	}
+	for _, choice := range []string{themeDark, themeLight, themeDark} {
+		h.u.appearance.setTheme(choice)
+		want := themeFor(choice).Color(theme.ColorNameForeground, fyne.CurrentApp().Settings().ThemeVariant())
+		h.waitFor("the rows in the "+choice+" theme's colours", func() bool { return rowColour() == want })
+		if r.selected != 1 {
+			t.Errorf("after the switch to %s the highlight is on row %d, want 1", choice, r.selected)
+		}
 	}
 }
