@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -15,13 +14,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/engine/display"
 )
 
-// quickHitLimit bounds a quick result's text: one glance, not the whole chunk.
-const quickHitLimit = 220
-
-// quickHitCount is how many hits the quick window asks for: what fits without scrolling.
+// quickHitCount is how many hits the quick window asks for: its screen of rows, and two more.
 const quickHitCount = 8
 
 // The quick window's size: small enough to float over whatever the person was doing.
@@ -215,8 +210,14 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 		q.note.SetText(lang.L("{{.Nothing}} Ctrl+S remembers what you typed.", tmpl{"Nothing": nothingRelevant(res)}))
 	default:
 		q.note.SetText(lang.L("{{.Hits}} · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")}))
+		// The rows of the main window's list: two lines a hit, six or more on the screen,
+		// cut to its width (before the window is first drawn: the width it opens at).
+		width := q.scroll.Size().Width
+		if width <= 0 {
+			width = quickWidth
+		}
 		for i, h := range res.Hits {
-			card := &tapArea{content: quickCard(h), tapped: func() { q.selectHit(i) },
+			card := &tapArea{content: hitRow(h, width), tapped: func() { q.selectHit(i) },
 				doubleTapped: func() { q.selectHit(i); q.copySelected() }}
 			card.ExtendBaseWidget(card)
 			rows = append(rows, newResultRow(h, card))
@@ -227,8 +228,8 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 	q.selectHit(0)
 }
 
-// themeChanged draws the shown hits again, keeping the highlight: their badges hold the
-// colours of the theme they were drawn in.
+// themeChanged draws the shown hits again, keeping the highlight: their texts and badges
+// hold the colours of the theme they were drawn in.
 func (q *quickWindow) themeChanged() {
 	if len(q.cards) == 0 {
 		return
@@ -236,19 +237,6 @@ func (q *quickWindow) themeChanged() {
 	selected := q.selected
 	q.show(q.shown, nil)
 	q.selectHit(selected)
-}
-
-// quickCard is one hit in a few lines: its source and where it is, then its text.
-func quickCard(h engine.Hit) fyne.CanvasObject {
-	badge := chip(lang.L("memory"), theme.ColorNameSuccess)
-	where := fmt.Sprintf("#%d · %s", h.ID, h.Space)
-	if h.Doc != nil {
-		badge = chip(lang.L("document"), theme.ColorNamePrimary)
-		where = docLocation(*h.Doc)
-	}
-	text := widget.NewRichText(segments(clip(highlight(display.Block(h.Text), h.Matched), quickHitLimit))...)
-	text.Wrapping = fyne.TextWrapWord
-	return container.NewVBox(container.NewBorder(nil, nil, badge, nil, caption(where)), text)
 }
 
 // tapArea makes a hit's card answer the mouse: a tap highlights it, a double tap copies it

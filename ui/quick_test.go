@@ -311,3 +311,28 @@ func tapAreaIn(row *resultRow) *tapArea {
 	})
 	return found
 }
+
+// TestQuickListsCompactRows: the quick window lists hits as the main window does, two lines
+// each, so a screen holds five or more; long texts are cut to its width and never widen it.
+func TestQuickListsCompactRows(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	for i := range 8 {
+		h.remember(fmt.Sprintf("kettle note %d: %s", i, strings.Repeat("the descaling schedule of the office kettle, ", 12)), "")
+	}
+	q := h.quickUp()
+	test.Type(q.query, "kettle")
+	h.waitFor("eight rows", func() bool { return len(q.cards) == 8 && len(q.results.Objects) == 8 })
+	q.scroll.Refresh()
+	if w := q.win.Canvas().Size().Width; w > quickWidth {
+		t.Errorf("the quick window is %v wide with long hits, want at most %v", w, quickWidth)
+	}
+	view, fits := q.scroll.Size().Height, 0
+	for _, c := range q.cards {
+		if c.content.Position().Y+c.content.Size().Height <= view {
+			fits++
+		}
+	}
+	if fits < 5 {
+		t.Errorf("%d rows fit in the quick window's %v px list, want 5 or more (a row is %v px)", fits, view, q.cards[0].content.Size().Height)
+	}
+}

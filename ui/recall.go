@@ -768,8 +768,9 @@ func (r *recallScreen) showPreview(i int) {
 // theme's at the time, so the list is drawn again when the theme changes (themeChanged).
 func hitRow(h engine.Hit, width float32) fyne.CanvasObject {
 	badge, where := hitSource(h, rowLocation)
-	line := textLine(fitLine(clip(highlight(oneLine(h.Text), h.Matched), rowTextLimit), width/theme.TextSize()), theme.TextSize())
-	room := width - badge.MinSize().Width - 2*theme.InnerPadding()
+	room := width - 2*theme.InnerPadding() // the line starts that far in; as much for the scroll bar
+	line := textLine(fitLine(clip(highlight(oneLine(h.Text), h.Matched), rowTextLimit), room/theme.TextSize()), theme.TextSize())
+	room -= badge.MinSize().Width
 	source := textLine(fitLine([]span{{Text: where}}, room/theme.CaptionTextSize()), theme.CaptionTextSize())
 	return container.New(hitRowLayout{}, line, container.NewBorder(nil, nil, badge, nil, source))
 }
@@ -860,14 +861,14 @@ func (hitRowLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
+// MinSize asks for no width: the lines are cut to the width the row had when it was made,
+// and a row as wide as its text would widen the list, and with it the quick window.
 func (hitRowLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
-	w, h := float32(0), float32(hitRowGap)
+	h := float32(hitRowGap)
 	for _, o := range objects {
-		m := o.MinSize()
-		w = max(w, m.Width+theme.InnerPadding())
-		h += m.Height + hitRowGap
+		h += o.MinSize().Height + hitRowGap
 	}
-	return fyne.NewSize(w, h)
+	return fyne.NewSize(0, h)
 }
 
 // fitLine cuts spans to about ems em of width, ending the cut with an ellipsis. It counts a
