@@ -69,16 +69,27 @@ func (e *Engine) releaseModelPages() {
 }
 
 // extractEntities returns text's entities stamped with the rules version, or nil (pending)
-// while the extractor is not loaded; then it wakes Run's sweep, which completes them once the
-// extractor is in (a no-op in a process without Run, whose pending facts the next long-lived
-// one sweeps).
+// while the extractor is not loaded. The caller wakes Run's sweep (wantSweepOf) once the fact
+// is written, not before: a sweep woken here ran before the write committed, found nothing
+// pending, and the fact stayed pending until the next write or start (a test waiting for its
+// names failed 1 run in 15). Without Run, the next long-lived process sweeps it.
 func (e *Engine) extractEntities(text string) *store.Entities {
 	x := e.ents.Load()
 	if x == nil {
-		e.wantEntitySweep()
 		return nil
 	}
 	return &store.Entities{Version: entity.RulesVersion, Names: x.Extract(text)}
+}
+
+// wantSweepOf wakes Run's entity sweep when a fact just written is pending (its entities nil:
+// extractEntities had no extractor). Call it after the write has committed.
+func (e *Engine) wantSweepOf(facts ...store.NewFact) {
+	for _, f := range facts {
+		if f.Entities == nil {
+			e.wantEntitySweep()
+			return
+		}
+	}
 }
 
 // SweepReport says what one entity sweep pass did.

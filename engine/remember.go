@@ -97,11 +97,13 @@ func (e *Engine) addFact(ctx context.Context, req RememberRequest) (RememberResu
 		return RememberResult{}, fmt.Errorf("%w: supersedes must be a fact id", ErrBadRequest)
 	}
 	triples := extractTriples(text)
-	id, dup, err := e.st.AddFact(ctx, space, store.NewFact{Content: text, Hash: contentHash(text),
-		Entities: e.extractEntities(text), Triples: triples, Supersedes: req.Supersedes})
+	fact := store.NewFact{Content: text, Hash: contentHash(text),
+		Entities: e.extractEntities(text), Triples: triples, Supersedes: req.Supersedes}
+	id, dup, err := e.st.AddFact(ctx, space, fact)
 	if err != nil {
 		return RememberResult{}, e.damaged(ctx, mapSupersede(err))
 	}
+	e.wantSweepOf(fact)
 	res := RememberResult{FactID: id, Status: StatusAdded, Superseded: req.Supersedes}
 	if dup {
 		res.Status = StatusDuplicate
@@ -180,6 +182,7 @@ func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchI
 			cancel()
 			return out[:p.start], err
 		}
+		e.wantSweepOf(p.facts...)
 		for j, i := range p.at {
 			out[i].FactID, out[i].Status = ids[j], StatusAdded
 			if dups[j] {
@@ -205,8 +208,7 @@ func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchI
 // limits a bulk load (about 250 µs per English sentence).
 func (e *Engine) extractBatch(batch []store.NewFact) {
 	if e.ents.Load() == nil {
-		e.wantEntitySweep() // pending: Run's sweep extracts them once the extractor is loaded
-		return
+		return // pending: Run's sweep extracts them once written (wantSweepOf)
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(batch))
 	next := atomic.Int64{}
@@ -233,11 +235,12 @@ func (e *Engine) editFact(ctx context.Context, req RememberRequest) (RememberRes
 		return RememberResult{}, err
 	}
 	triples := extractTriples(text)
-	changed, err := e.st.EditFact(ctx, req.ID, store.NewFact{Content: text, Hash: contentHash(text),
-		Entities: e.extractEntities(text), Triples: triples})
+	fact := store.NewFact{Content: text, Hash: contentHash(text), Entities: e.extractEntities(text), Triples: triples}
+	changed, err := e.st.EditFact(ctx, req.ID, fact)
 	if err != nil {
 		return RememberResult{}, mapDuplicate(err)
 	}
+	e.wantSweepOf(fact)
 	if !changed {
 		return RememberResult{FactID: req.ID, Status: StatusUnchanged}, nil
 	}
