@@ -284,13 +284,13 @@ func TestKBImportEachFormat(t *testing.T) {
 	}
 	want := map[string]string{
 		"deploy.md": ImportAdded, "cluster.txt": ImportAdded, "page.html": ImportAdded,
-		"report.pdf": ImportAdded, "binary.md": ImportSkipped, "image.png": ImportSkipped,
+		"report.pdf": ImportAdded, "NEWS.gz": ImportAdded, "binary.md": ImportSkipped, "image.png": ImportSkipped,
 	}
 	if diff := cmp.Diff(want, outcomes(res)); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	if n := len(progress); n != 4 || progress[n-1].FilesDone != 4 || progress[n-1].BytesDone != progress[n-1].BytesTotal {
-		t.Errorf("progress = %+v; want 4 reports (every text file; the binaries are skipped before reading) ending at 4/4 files and all bytes", progress)
+	if n := len(progress); n != 5 || progress[n-1].FilesDone != 5 || progress[n-1].BytesDone != progress[n-1].BytesTotal {
+		t.Errorf("progress = %+v; want 5 reports (every text file, the gzipped one too; the binaries are skipped before reading) ending at 5/5 files and all bytes", progress)
 	}
 
 	tests := []struct {
@@ -301,6 +301,7 @@ func TestKBImportEachFormat(t *testing.T) {
 		{"Frankfurt nodes", "cluster.txt", "Frankfurt"},
 		{"美式咖啡", "page.html", "美式咖啡"},
 		{"quarterly revenue", "report.pdf", "revenue"},
+		{"tide table importer", "NEWS.gz", "Lisbon harbour"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
@@ -339,8 +340,8 @@ func TestKBReimport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Unchanged != 4 || again.Added+again.Updated != 0 {
-		t.Errorf("second import = %+v; want 4 unchanged", again)
+	if again.Unchanged != 5 || again.Added+again.Updated != 0 {
+		t.Errorf("second import = %+v; want 5 unchanged", again)
 	}
 	cluster := filepath.Join(dir, "sub", "cluster.txt")
 	if err := os.WriteFile(cluster, []byte("The staging cluster moved to Singapore.\n"), 0o644); err != nil {

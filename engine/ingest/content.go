@@ -35,7 +35,8 @@ func formatByName(path string) string {
 }
 
 // DetectFormat decides how to read a file from its name and its first bytes (a few KB
-// suffice): "markdown", "html", "pdf", "docx", "odt", "epub" or "text". The content decides, so an extension-less
+// suffice): "markdown", "html", "pdf", "docx", "odt", "epub" or "text", or "gzip" or "bzip2"
+// for a compressed file, which Parse reads through. The content decides, so an extension-less
 // README, a .rst or a .go file is text, while a .txt that is really a ZIP is refused with
 // ErrBinary and a reason that names what it is ("compressed archive (zip): not imported").
 // An extension only chooses among parsers for text: a .md file is Markdown, not plain text.
@@ -66,6 +67,9 @@ func DetectFormat(path string, head []byte) (string, error) {
 		if f := containerFormat(m.String(), path); f != "" {
 			return f, nil
 		}
+	}
+	if f := compressedFormat(m.String()); f != "" {
+		return f, nil // Parse reads the file it holds (compressed.go)
 	}
 	switch {
 	case m.Is("application/pdf") && (pdfAtStart(head) || looksBinary(head) || !utf8.Valid(head)):

@@ -139,6 +139,20 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		return Document{}, fmt.Errorf("%q: %w", filepath.Base(path), err)
 	}
 	sum := sha256.Sum256(data)
+	// name is the file's name as its format sees it: README.md of README.md.gz.
+	name := path
+	if format == formatGzip || format == formatBzip2 {
+		if data, name, err = uncompress(path, format, data, lim.MaxFileBytes); err != nil {
+			return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
+		}
+		format, err = DetectFormat(name, data[:min(len(data), sniffBytes)])
+		if format == formatGzip || format == formatBzip2 {
+			err = notText(fmt.Sprintf("%s file inside a compressed file: not imported", format))
+		}
+		if err != nil {
+			return Document{}, fmt.Errorf("%q holds a file that is not text: %w", filepath.Base(path), err)
+		}
+	}
 	doc := Document{Path: path, Format: format, Hash: hex.EncodeToString(sum[:])}
 
 	// Extraction errors start with a verb phrase, so the file name can go first.
@@ -178,7 +192,7 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		return Document{}, fmt.Errorf("%q is empty or only whitespace; add some text or leave it out: %w", filepath.Base(path), ErrNoText)
 	}
 	if doc.Title == "" {
-		doc.Title = fallbackTitle(path, format)
+		doc.Title = fallbackTitle(name, format)
 	}
 	return doc, nil
 }

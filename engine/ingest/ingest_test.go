@@ -387,7 +387,9 @@ func TestDetectFormat(t *testing.T) {
 		{"mail-attachment", "\x00\x01\x02junk %PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "pdf", ""},
 		{"escapes.txt", "\x1b[31mred\x1b[0m and a form feed \f here\n", "text", ""},
 		{"backup.txt", "PK\x03\x04\x14\x00\x00\x00\x08\x00", "", "compressed archive (zip): not imported"},
-		{"logs.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", "", "compressed archive (gz): not imported"},
+		{"logs.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", "gzip", ""}, // Parse reads the file inside
+		{"notes.bz2", "BZh91AY&SY", "bzip2", ""},
+		{"data.xz", "\xfd7zXZ\x00\x00", "", "compressed archive (xz): not imported"},
 		{"photo.md", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "", "image (png): not imported"},
 		{"tool", elf, "", "binary file (elf): not imported"},
 		{"report.docx", "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml" + strings.Repeat("\x00", 30) + "word/", "docx", ""},
