@@ -283,9 +283,8 @@ func newHitList(later func(func())) hitList {
 const frameTime = 20 * time.Millisecond
 
 // firstRows is how many rows setRows lays out before the screen is drawn: what a screen
-// shows. Laying out a row measures its text (a card that wraps, in the quick window,
-// measures every word: 5-15 ms), so the rest follow in a second step instead of delaying
-// the first.
+// shows. Laying out a row measures its texts, so the rest follow in a second step instead of
+// delaying the first.
 const firstRows = 12
 
 // setRows replaces the rows, with nothing highlighted, the first screen's first (see
@@ -839,7 +838,7 @@ func (spanLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 }
 
 // hitRowLayout stacks a row's text line over its source line, with a little room around:
-// two lines in 47 px, so an 800 px window lists 10 and more. The text starts where a label's
+// two lines in about 50 px, so an 800 px window lists 10 and more. The text starts where a label's
 // would (the inner padding in), the source line's badge half that in, so the badge's own
 // text lines up under it.
 type hitRowLayout struct{}
