@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memdesk/memdesk/engine/analysis"
 	"unicode/utf8"
 )
 
@@ -182,5 +184,45 @@ func TestVocabularyFilter(t *testing.T) {
 	}
 	if _, _ = v.filter(ctx, fv, now.Add(4*time.Minute)); fv.scans != 4 {
 		t.Errorf("rebuilt with nothing written: %d scans", fv.scans)
+	}
+}
+
+// countsOf is a word index that holds the terms it maps, each in that many owners.
+type countsOf map[string]int
+
+func (c countsOf) TermCounts(ctx context.Context, kind string, terms []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, t := range terms {
+		if n := c[t]; n > 0 {
+			out[t] = n
+		}
+	}
+	return out, nil
+}
+
+// TestSuggestSpellingBuildsTheFilterOnlyForAnUnknownWord: the vocabulary filter reads every
+// term of the store, so a query with nothing to correct (Chinese, or every word known) never
+// asks for it, and one with a typo does, and is corrected.
+func TestSuggestSpellingBuildsTheFilterOnlyForAnUnknownWord(t *testing.T) {
+	ctx := context.Background()
+	index := countsOf{analysis.Stem("python"): 3, analysis.Stem("release"): 2}
+	built := 0
+	filter := func() (func(string) bool, error) {
+		built++
+		return func(stem string) bool { return index[stem] > 0 }, nil
+	}
+	for _, query := range []string{"内存不足", "python release", "2026"} {
+		if got, err := suggestSpelling(ctx, index, filter, query, []string{"facts"}); err != nil || got != "" {
+			t.Errorf("suggestSpelling(%q) = %q, %v; want no suggestion", query, got, err)
+		}
+	}
+	if built != 0 {
+		t.Errorf("the filter was built %d times for queries with no unknown word", built)
+	}
+	if got, err := suggestSpelling(ctx, index, filter, "pyhton release", []string{"facts"}); err != nil || got != "python release" {
+		t.Errorf("suggestSpelling(pyhton release) = %q, %v; want python release", got, err)
+	}
+	if built != 1 {
+		t.Errorf("the filter was built %d times for a query with a typo, want once", built)
 	}
 }
