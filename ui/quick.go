@@ -212,10 +212,7 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 		q.note.SetText(lang.L("{{.Hits}} · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")}))
 		// The rows of the main window's list: two lines a hit, six or more on the screen,
 		// cut to its width (before the window is first drawn: the width it opens at).
-		width := q.scroll.Size().Width
-		if width <= 0 {
-			width = quickWidth
-		}
+		width := q.rowWidth(quickWidth)
 		for i, h := range res.Hits {
 			card := &tapArea{content: hitRow(h, width), tapped: func() { q.selectHit(i) },
 				doubleTapped: func() { q.selectHit(i); q.copySelected() }}
@@ -230,14 +227,7 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 
 // themeChanged draws the shown hits again, keeping the highlight: their texts and badges
 // hold the colours of the theme they were drawn in.
-func (q *quickWindow) themeChanged() {
-	if len(q.cards) == 0 {
-		return
-	}
-	selected := q.selected
-	q.show(q.shown, nil)
-	q.selectHit(selected)
-}
+func (q *quickWindow) themeChanged() { q.redraw(func() { q.show(q.shown, nil) }) }
 
 // tapArea makes a hit's card answer the mouse: a tap highlights it, a double tap copies it
 // as Enter does.

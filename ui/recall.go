@@ -337,6 +337,24 @@ func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 	})
 }
 
+// rowWidth is the width to cut new rows to: the list's, or fallback before it is first drawn.
+func (l *hitList) rowWidth(fallback float32) float32 {
+	if w := l.scroll.Size().Width; w > 0 {
+		return w
+	}
+	return fallback
+}
+
+// redraw makes the shown rows again with draw, when there are any, keeping the highlight.
+func (l *hitList) redraw(draw func()) {
+	if len(l.cards) == 0 {
+		return
+	}
+	selected := l.selected
+	draw()
+	l.selectHit(selected)
+}
+
 // move walks the highlight by delta rows, stopping at either end.
 func (l *hitList) move(delta int) {
 	if len(l.cards) == 0 {
@@ -702,10 +720,7 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 	}
 	r.note.SetText(msg)
 	// The rows are cut to the list's width now (a window not yet drawn: its default width).
-	width := r.scroll.Size().Width
-	if width <= 0 {
-		width = 480
-	}
+	width := r.rowWidth(480)
 	rows := make([]*resultRow, 0, len(res.Hits))
 	for i, h := range res.Hits {
 		row := &tapArea{content: hitRow(h, width), tapped: func() { r.selectHit(i) },
@@ -723,13 +738,10 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 // themeChanged draws the shown hits again, the preview too, keeping the highlight: their
 // texts and badges hold the colours of the theme they were drawn in.
 func (r *recallScreen) themeChanged() {
-	if len(r.cards) == 0 {
-		return
-	}
-	selected := r.selected
-	r.previewed = hitKey{}
-	r.present(r.shown, nil, true)
-	r.selectHit(selected)
+	r.redraw(func() {
+		r.previewed = hitKey{}
+		r.present(r.shown, nil, true)
+	})
 }
 
 // showPreview shows the i-th hit in the preview pane, the first when i is -1, nothing when
@@ -996,19 +1008,7 @@ func docLocation(d engine.DocRef) string {
 	} else {
 		s += " — " + d.Path
 	}
-	if d.Page > 0 {
-		s += lang.L(", p. {{.Page}}", tmpl{"Page": d.Page})
-	}
-	if d.LineStart > 0 {
-		s += fmt.Sprintf(":%d", d.LineStart)
-		if d.LineEnd > d.LineStart {
-			s += fmt.Sprintf("–%d", d.LineEnd)
-		}
-	}
-	if d.Heading != "" {
-		s += " › " + d.Heading
-	}
-	return s
+	return s + docPlace(d, true)
 }
 
 // rowLocation is where a chunk is in a row of the list, shorter than docLocation (the
@@ -1020,11 +1020,22 @@ func rowLocation(d engine.DocRef) string {
 	if d.Title != "" && !strings.EqualFold(d.Title, strings.TrimSuffix(file, filepath.Ext(file))) {
 		s = d.Title + " — " + s
 	}
+	return s + docPlace(d, false)
+}
+
+// docPlace is where in its document a chunk is, after the document's name: the page of a
+// PDF, the lines (the first alone, or lines the whole range) and the heading.
+// ", p. 3:12–20 › Install".
+func docPlace(d engine.DocRef, lines bool) string {
+	var s string
 	if d.Page > 0 {
 		s += lang.L(", p. {{.Page}}", tmpl{"Page": d.Page})
 	}
 	if d.LineStart > 0 {
 		s += fmt.Sprintf(":%d", d.LineStart)
+		if lines && d.LineEnd > d.LineStart {
+			s += fmt.Sprintf("–%d", d.LineEnd)
+		}
 	}
 	if d.Heading != "" {
 		s += " › " + d.Heading

@@ -31,6 +31,9 @@ func compressedFormat(mime string) string {
 	return ""
 }
 
+// isCompressed reports a format Parse reads through to the file it holds.
+func isCompressed(format string) bool { return format == formatGzip || format == formatBzip2 }
+
 // uncompress reads the file a gzip or bzip2 file holds, and the name it has inside: path
 // without the compression's extension. Its text may take up to limit bytes once unpacked (the
 // size limit a plain file has), however small the file: a bomb's first limit bytes cost a

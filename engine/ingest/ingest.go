@@ -141,12 +141,12 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 	sum := sha256.Sum256(data)
 	// name is the file's name as its format sees it: README.md of README.md.gz.
 	name := path
-	if format == formatGzip || format == formatBzip2 {
+	if isCompressed(format) {
 		if data, name, err = uncompress(path, format, data, lim.MaxFileBytes); err != nil {
 			return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)
 		}
 		format, err = DetectFormat(name, data[:min(len(data), sniffBytes)])
-		if format == formatGzip || format == formatBzip2 {
+		if isCompressed(format) {
 			err = notText(fmt.Sprintf("%s file inside a compressed file: not imported", format))
 		}
 		if err != nil {
