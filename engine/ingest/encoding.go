@@ -51,8 +51,10 @@ var byteOrderMarks = []struct {
 // or e.g. "GB18030"). The order of evidence is: a byte order mark; valid UTF-8 (a legacy
 // file with high bytes is almost never valid UTF-8 by chance, while detectors misread short
 // UTF-8 texts); for HTML, the page's own <meta charset>; then the detector's guesses, best
-// first, taking the first that decodes without a replacement character or C1 control; and last
-// Windows-1252, which decodes any byte and is what "Latin-1" files really are. Line ends are
+// first, taking the first that decodes without a replacement character or C1 control, or
+// Windows-1252 when none does, which decodes any byte and is what "Latin-1" files really are;
+// and last, for a text too short for the detector, a reading as GB18030, Big5 or Shift_JIS
+// made of common CJK characters replaces a guess that reads as mojibake. Line ends are
 // kept, so line numbers in the text are the file's own. A NUL in the decoded text means the
 // file is not text after all (ErrBinary).
 func DecodeText(data []byte, isHTML bool) (text, encodingName string, err error) {
@@ -97,6 +99,17 @@ func decodeBytes(data []byte, isHTML bool) (string, string) {
 	if isHTML {
 		detector = chardet.NewHtmlDetector()
 	}
+	enc, name, reading, confidence := detectedCharset(detector, sample)
+	if cjk, cjkName, ok := preferCJK(sample, reading, name, confidence); ok {
+		enc, name = cjk, cjkName
+	}
+	return decodeWith(enc, data), name
+}
+
+// detectedCharset returns the detector's best guess for sample that decodes without a
+// replacement character or C1 control, with sample decoded and the guess's confidence; or,
+// failing all, Windows-1252 at confidence 0.
+func detectedCharset(detector *chardet.Detector, sample []byte) (enc encoding.Encoding, name, reading string, confidence int) {
 	guesses, _ := detector.DetectAll(sample) // fails only when nothing matched
 	for _, g := range guesses {
 		if g.Confidence < minConfidence {
@@ -107,11 +120,11 @@ func decodeBytes(data []byte, isHTML bool) (string, string) {
 			continue // UTF-8 was ruled out above; the rest is what x/text cannot decode
 		}
 		if s := decodeWith(enc, sample); !strings.ContainsRune(s, utf8.RuneError) && !hasC1Controls(s) {
-			return decodeWith(enc, data), name
+			return enc, name, s, g.Confidence
 		}
 	}
-	enc, name := lookupCharset("windows-1252")
-	return decodeWith(enc, data), name
+	enc, name = lookupCharset("windows-1252")
+	return enc, name, decodeWith(enc, sample), 0
 }
 
 // mostlyUTF8 reports UTF-8 text with a few invalid bytes: at least four valid multi-byte

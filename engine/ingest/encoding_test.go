@@ -89,6 +89,73 @@ func TestDecodeText(t *testing.T) {
 	}
 }
 
+// TestDecodeTextShortLines checks texts of a line, too short for the detector's statistics:
+// CJK in its legacy encodings is read as what it is, and Western text in single-byte
+// encodings decodes as it did before CJK readings were tried (the last cases are lines that
+// measurement found read as CJK by a looser rule).
+func TestDecodeTextShortLines(t *testing.T) {
+	cases := []struct {
+		name    string
+		enc     encoding.Encoding
+		text    string
+		wantEnc string
+	}{
+		{"gbk", simplifiedchinese.GBK, "南京的大熊猫很可爱\n", "GB18030"},
+		{"gbk without a line end", simplifiedchinese.GBK, "南京的大熊猫很可爱", "GB18030"},
+		{"gbk two characters", simplifiedchinese.GBK, "你好\n", "GB18030"},
+		{"gbk with punctuation and digits", simplifiedchinese.GBK, "会议：明天下午3点开会。\n", "GB18030"},
+		{"big5", traditionalchinese.Big5, "臺北的天氣很好\n", "Big5"},
+		{"big5 with fullwidth punctuation", traditionalchinese.Big5, "（注：前\n", "Big5"},
+		{"shift-jis", japanese.ShiftJIS, "東京の天気はいいです\n", "Shift_JIS"},
+		{"windows-1252 french", charmap.Windows1252, "café crème à la carte\n", "windows-1252"},
+		{"windows-1252 german", charmap.Windows1252, "Grüße aus München\n", "windows-1252"},
+		{"windows-1252 capitals", charmap.Windows1252, "Ärger über Öl\n", "windows-1252"},
+		{"koi8-r", charmap.KOI8R, "Привет, как дела?\n", "KOI8-R"},
+		{"windows-1251", charmap.Windows1251, "Добро пожаловать в Москву\n", "windows-1251"},
+		{"windows-1252 doubled curly quotes", charmap.Windows1252, "the ‘‘Software’’ without restriction\n", "windows-1252"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			text, enc, err := DecodeText(encode(t, tc.enc, tc.text), false)
+			if err != nil {
+				t.Fatalf("DecodeText: %v", err)
+			}
+			if text != tc.text || enc != tc.wantEnc {
+				t.Errorf("DecodeText = %q as %s, want %q as %s", text, enc, tc.text, tc.wantEnc)
+			}
+		})
+	}
+	// A name in ISO-8859-2 is not Big5 (Franti鈹k Kren頡lok): the accented letters and the
+	// letters after them make common hanzi, but inside Latin words. It decodes as it did
+	// before, as Windows-1252, since the detector has no ISO-8859-2 guess for it.
+	data := encode(t, charmap.ISO8859_2, "František Krenželok <krenzelok.frantisek at gmail.com>\n")
+	if text, enc, err := DecodeText(data, false); err != nil || enc != "windows-1252" {
+		t.Errorf("DecodeText(ISO-8859-2 name) = %q as %s, %v; want windows-1252", text, enc, err)
+	}
+}
+
+func TestReadsAsWords(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Grüße aus München", true},
+		{"Привет, как дела?", true},
+		{"Москва", true},
+		{"Καλημέρα κόσμε", true},
+		{"« Oui », dit-il à Zoë", true},
+		{"¡]ª`¡G«e", false},           // （注：前 (Big5) as Windows-1252: mostly symbols
+		{"до╬╘╣д╢Спэц╗╨э©и╟╝", false}, // 南京的大熊猫很可爱 (GBK) as KOI8-R: box drawing
+		{"ÄãºÃ", false},               // 你好 (GBK) as Windows-1252: lower then upper case
+		{"ÖÐÎÄ", false},               // 中文 (GBK) as Windows-1252: a Latin word without ASCII
+		{"“Œ‹ž‚Ì“V‹C", false},         // 東京の天気 (Shift_JIS) as Windows-1252: symbols
+	} {
+		if got := readsAsWords(tc.text); got != tc.want {
+			t.Errorf("readsAsWords(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
 // TestDecodeTextLongFile checks a file longer than the detector's sample, whose cut must not
 // split a character and so fail the right guess.
 func TestDecodeTextLongFile(t *testing.T) {
@@ -127,6 +194,13 @@ func FuzzDecodeText(f *testing.F) {
 	f.Add(encode(f, traditionalchinese.Big5, big5Text), false)
 	f.Add(encode(f, japanese.ShiftJIS, sjisText), false)
 	f.Add(encode(f, charmap.ISO8859_1, latinText), true)
+	// Short lines, where CJK readings are tried and scored.
+	f.Add(encode(f, simplifiedchinese.GBK, "南京的大熊猫很可爱\n"), false)
+	f.Add(encode(f, traditionalchinese.Big5, "臺北的天氣很好\n"), false)
+	f.Add(encode(f, japanese.ShiftJIS, "東京の天気はいいです\n"), false)
+	f.Add(encode(f, charmap.KOI8R, "Привет, как дела?\n"), false)
+	f.Add(encode(f, charmap.Windows1252, "the ‘‘Software’’\n"), false)
+	f.Add([]byte("\xb0C \xa4\xa4\xff\x81\x40\x8e"), false)
 	f.Add(encode(f, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), "a\r\nb"), false)
 	f.Add([]byte("\xff\xfe\x00\x00a\x00\x00\x00"), false)
 	f.Add([]byte(`<meta charset="big5"><p>`+"\xa4\xa4"), true)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -141,6 +142,29 @@ func TestParse(t *testing.T) {
 				t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tc.path, diff)
 			}
 		})
+	}
+}
+
+// TestParseShortGBK checks a one-line GBK file from bytes to chunk: the detector alone
+// read it as KOI8-R ("до╬╘╣д╢Спэц╗╨э©и╟╝").
+func TestParseShortGBK(t *testing.T) {
+	data, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte("南京的大熊猫很可爱\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Parse("panda.txt", data, Limits{})
+	if err != nil {
+		t.Fatalf("Parse(panda.txt): %v", err)
+	}
+	var chunks []string
+	for _, c := range doc.Chunks {
+		chunks = append(chunks, c.Text)
+	}
+	if diff := cmp.Diff([]string{"南京的大熊猫很可爱"}, chunks); diff != "" {
+		t.Errorf("Parse(panda.txt) chunks mismatch (-want +got):\n%s", diff)
+	}
+	if doc.Encoding != "GB18030" {
+		t.Errorf("Parse(panda.txt) Encoding = %q, want GB18030", doc.Encoding)
 	}
 }
 
