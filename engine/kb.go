@@ -195,7 +195,7 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 
 // isSkippable tells files that are not documents (skipped) from documents that broke (failed).
 func isSkippable(err error) bool {
-	for _, target := range []error{ingest.ErrUnsupported, ingest.ErrTooLarge, ingest.ErrBinary,
+	for _, target := range []error{ingest.ErrUnsupported, ingest.ErrTooLarge, ingest.ErrBinary, ingest.ErrGenerated,
 		ingest.ErrNoText, ingest.ErrOutsideRoot} {
 		if errors.Is(err, target) {
 			return true

@@ -30,6 +30,9 @@ var (
 	ErrTooLarge    = errors.New("file too large")
 	ErrBinary      = errors.New("binary file")
 	ErrNoText      = errors.New("no extractable text")
+	// ErrGenerated is a text file made by a program for programs, not for reading: a
+	// minified script or stylesheet, a search index, a source map.
+	ErrGenerated = errors.New("generated or minified file")
 )
 
 // Limits bound what one import may read. Zero values mean the defaults.
@@ -128,7 +131,9 @@ func ReadFile(path string, lim Limits) (Document, error) {
 
 // Parse extracts and chunks one file's bytes. The content decides how it is read (see
 // DetectFormat); path gives the extension that picks Markdown or HTML among text files, and
-// the fallback title. Nothing is read from disk. ctx bounds the time a PDF may take.
+// the fallback title. Nothing is read from disk. ctx bounds the time a PDF may take. A plain
+// text file that a program generated for programs (a minified script, a search index) is
+// refused with ErrGenerated and the shape that gave it away.
 func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits) (Document, error) {
 	lim = lim.withDefaults()
 	if int64(len(data)) > lim.MaxFileBytes {
@@ -176,10 +181,17 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 			doc.Text, doc.Title, lay = htmlText(doc.Text)
 		}
 	default:
-		if doc.Text, doc.Encoding, err = DecodeText(data, false); err == nil {
-			lay = scanLayout(doc.Text, format == "markdown")
-			doc.Title = lay.title
+		doc.Text, doc.Encoding, err = DecodeText(data, false)
+		if err != nil {
+			break
 		}
+		// Only plain text: a file named .md was written by a person for reading.
+		if why := generatedReason(doc.Text); format == "text" && why != "" {
+			err = fmt.Errorf("is generated or minified, not prose (%s); not imported: %w", why, ErrGenerated)
+			break
+		}
+		lay = scanLayout(doc.Text, format == "markdown")
+		doc.Title = lay.title
 	}
 	if err != nil {
 		return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)

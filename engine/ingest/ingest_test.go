@@ -217,6 +217,10 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(name, data)
 	}
+	// Long lines, which generatedReason measures: generated, prose, and only white space.
+	f.Add("searchindex.js", []byte(searchIndex()))
+	f.Add("老王.txt", []byte(string(chineseProse)+"\n"))
+	f.Add("blank.txt", []byte(strings.Repeat(" ", 600)+"\n"))
 	p := new(Parser) // one PDFium for every input, as in an import
 	f.Cleanup(func() { p.Close() })
 	f.Fuzz(func(t *testing.T, path string, data []byte) {
