@@ -81,6 +81,20 @@ type DocRef struct {
 	// OtherPaths are the other places the same file is, by path: identical files are stored
 	// once, so one hit stands for all of them.
 	OtherPaths []string `json:"other_paths,omitempty"`
+	// AlsoIn are the other chunks that hold the same passage (another format of the page, a
+	// copy in another package), folded into this hit so that it is shown once.
+	AlsoIn []DocPlace `json:"also_in,omitempty"`
+}
+
+// DocPlace is a place in an imported document.
+type DocPlace struct {
+	ID        int64  `json:"id"`
+	Path      string `json:"path"`
+	Title     string `json:"title"`
+	Heading   string `json:"heading,omitempty"`
+	Page      int    `json:"page,omitempty"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
 }
 
 // Hit is one recalled fact or chunk. Score is only comparable within one result.
@@ -265,6 +279,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		}
 		res.Filtered = len(ranked.Hits) - len(hits)
 	}
+	if hits, err = e.collapse(ctx, hits, k); err != nil {
+		return RecallResult{}, err
+	}
 	if len(hits) > k {
 		hits = hits[:k]
 	}
@@ -309,11 +326,43 @@ func (e *Engine) gather(ctx context.Context, lex lexicon.Fresh, plan leg.Plan, k
 	return sources, nil
 }
 
+// collapseWindow is how many hits per hit shown collapsing reads: enough that ten shown
+// hits survive a page whose passages are each in three formats.
+const collapseWindow = 4
+
+// collapse folds the chunk hits that hold the same passage as a higher hit into it
+// (rank.Collapse), reading the texts of the first collapseWindow*k hits only: those are
+// the ones that can be shown.
+func (e *Engine) collapse(ctx context.Context, hits []rank.Hit, k int) ([]rank.Hit, error) {
+	window := min(len(hits), collapseWindow*k)
+	var ids []int64
+	for _, h := range hits[:window] {
+		if h.Key.Kind == store.KindChunk {
+			ids = append(ids, h.Key.ID)
+		}
+	}
+	if len(ids) < 2 {
+		return hits, nil
+	}
+	rows, err := e.st.CandidatesByID(ctx, store.KindChunk, ids)
+	if err != nil {
+		return nil, err
+	}
+	passages := make(map[rank.Key]rank.Passage, len(rows))
+	for _, c := range rows {
+		passages[rank.Key{Kind: store.KindChunk, ID: c.ID}] = rank.PassageOf(c.Text)
+	}
+	return append(rank.Collapse(hits[:window], passages), hits[window:]...), nil
+}
+
 // hits reads the rows of the ranked hits and makes them the hits the surfaces show.
 func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang) ([]Hit, error) {
 	ids := map[string][]int64{}
 	for _, h := range ranked {
 		ids[h.Key.Kind] = append(ids[h.Key.Kind], h.Key.ID)
+		for _, s := range h.Same {
+			ids[s.Key.Kind] = append(ids[s.Key.Kind], s.Key.ID)
+		}
 	}
 	rows := map[rank.Key]store.Candidate{}
 	for kind, list := range ids {
@@ -349,11 +398,17 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 		}
 		h.WhyPlain = explain.Sentence(explain.Record{Knowledge: c.Kind == store.KindChunk, Matched: r.Matched, Lexical: r.Legs.FTS > 0,
 			Anchors: r.Anchors, Semantic: r.Legs.Semantic, SemanticLead: r.SemanticLead, SemanticOnly: r.SemanticOnly,
-			Written: c.CreatedAt}, lang, now)
+			Written: c.CreatedAt, AlsoIn: len(r.Same)}, lang, now)
 		if c.Kind == store.KindChunk {
 			h.Source = SourceKnowledge
 			h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
 				Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd, OtherPaths: copies[c.DocID]}
+			for _, s := range r.Same {
+				if o, ok := rows[s.Key]; ok {
+					h.Doc.AlsoIn = append(h.Doc.AlsoIn, DocPlace{ID: o.DocID, Path: o.DocPath, Title: o.DocTitle,
+						Heading: o.Heading, Page: o.Page, LineStart: o.LineStart, LineEnd: o.LineEnd})
+				}
+			}
 		}
 		out = append(out, h)
 	}

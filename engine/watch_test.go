@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,6 +100,52 @@ func TestIdenticalCopiesAreOneHit(t *testing.T) {
 	want = []string{paths[1], paths[3]}
 	if hits := knowledgeHits(t, e, "flamingo"); len(hits) != 1 || !cmp.Equal(hits[0].Doc.OtherPaths, want) {
 		t.Errorf("the others after one split off: %+v, want one hit also at %v", hits, want)
+	}
+}
+
+// TestSamePassageIsOneHit: a manual kept as HTML and as Markdown holds each passage twice in
+// different markup. Recall shows each passage once, says where else it is, and keeps the
+// passages that differ.
+func TestSamePassageIsOneHit(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	dir := t.TempDir()
+	md := filepath.Join(dir, "fs.md")
+	html := filepath.Join(dir, "fs.html")
+	writeFile(t, md, "# File system\n\n## readFile\n\nReads the entire contents of a file with the flamingo reader. "+
+		"If no encoding is specified, then the raw buffer is returned; pass `utf8` to get a string.\n\n"+
+		"## writeFile\n\nWrites data to a file with the flamingo writer, replacing the file if it already exists.\n")
+	writeFile(t, html, "<html><head><title>File system</title></head><body><h1>File system</h1>"+
+		"<h2>readFile</h2><p>Reads the entire contents of a file with the <em>flamingo</em> reader. "+
+		"If no encoding is specified, then the raw buffer is returned; pass <code>utf8</code> to get a string.</p>"+
+		"<h2>open</h2><p>Opens a file with the flamingo opener and returns its descriptor, which must be closed.</p></body></html>")
+	if _, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	var readers []Hit
+	for _, h := range knowledgeHits(t, e, "flamingo reader encoding") {
+		if strings.Contains(h.Text, "Reads the entire contents") {
+			readers = append(readers, h)
+		}
+	}
+	if len(readers) != 1 {
+		t.Fatalf("recall of one passage in two formats: %d hits hold it, want 1: %+v", len(readers), readers)
+	}
+	hits := readers
+	d := hits[0].Doc
+	other := html
+	if d.Path == html {
+		other = md
+	}
+	if len(d.AlsoIn) != 1 || d.AlsoIn[0].Path != other || d.AlsoIn[0].LineStart == 0 {
+		t.Errorf("hit at %s: same passage in %+v, want one place in %s with its lines", d.Path, d.AlsoIn, other)
+	}
+	if !strings.Contains(hits[0].WhyPlain, "same passage is in 1 more place") || !strings.Contains(hits[0].Why, "same passage as 1 lower hit") {
+		t.Errorf("why = %q / %q, want both to say the passage is in one more place", hits[0].WhyPlain, hits[0].Why)
+	}
+	// The passages each format holds alone stay hits of their own.
+	if hits := knowledgeHits(t, e, "flamingo"); len(hits) != 3 {
+		t.Errorf("recall of flamingo: %d hits, want 3 (readFile once, writeFile, open): %+v", len(hits), hits)
 	}
 }
 

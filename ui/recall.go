@@ -979,7 +979,31 @@ func hitCard(h engine.Hit, open func(engine.Hit), limit int) (card fyne.CanvasOb
 	details.Importance = widget.LowImportance
 
 	fold = widget.NewAccordion(widget.NewAccordionItem(lang.L("details"), details))
-	return container.NewVBox(header, text, plain, fold), fold
+	box := container.NewVBox(header, text, plain)
+	if places := otherPlaces(h.Doc); places != "" {
+		also := caption(lang.L("Also in: {{.Places}}", tmpl{"Places": places}))
+		also.Truncation = fyne.TextTruncateOff
+		also.Wrapping = fyne.TextWrapWord
+		box.Add(also)
+	}
+	box.Add(fold)
+	return box, fold
+}
+
+// otherPlaces lists where else a chunk's text is: the identical copies of its file, then the
+// places the same passage was folded in from. "" for a memory or a text found once.
+func otherPlaces(d *engine.DocRef) string {
+	if d == nil {
+		return ""
+	}
+	var places []string
+	for _, p := range d.OtherPaths {
+		places = append(places, display.Line(p))
+	}
+	for _, p := range d.AlsoIn {
+		places = append(places, display.Line(p.Path)+docPlace(engine.DocRef{Page: p.Page, LineStart: p.LineStart}, false))
+	}
+	return strings.Join(places, lang.L(", "))
 }
 
 // conflictMark says where a memory stands among those that contradict it: "newer,

@@ -717,3 +717,33 @@ func TestRecallRowsFollowTheTheme(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewSaysWhereElseThePassageIs: a passage kept as Markdown and as HTML is one row,
+// and its preview names the other file.
+func TestPreviewSaysWhereElseThePassageIs(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	dir := t.TempDir()
+	passage := "Reads the entire contents of a file with the flamingo reader. If no encoding is specified, then the raw buffer is returned."
+	md, html := filepath.Join(dir, "fs.md"), filepath.Join(dir, "fs.html")
+	if err := os.WriteFile(md, []byte("# File system\n\n"+passage+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(html, []byte("<html><body><h1>File system</h1><p>"+passage+"</p></body></html>"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.eng.KBAdd(context.Background(), engine.KBAddRequest{Paths: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	r := h.u.recall
+	test.Type(r.query, "flamingo reader")
+	h.waitFor("one row for the passage, in the preview", func() bool {
+		return len(r.cards) == 1 && r.search.settled() && r.previewed == keyOf(r.cards[0].hit)
+	})
+	other := md
+	if r.cards[0].hit.Doc.Path == md {
+		other = html
+	}
+	if shown := texts(r.preview); !strings.Contains(shown, "Also in: "+other) {
+		t.Errorf("the preview does not say the passage is also in %s:\n%s", other, shown)
+	}
+}

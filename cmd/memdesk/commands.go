@@ -285,6 +285,9 @@ func printRecall(w io.Writer, res engine.RecallResult, verbose bool) {
 		if h.Doc != nil && len(h.Doc.OtherPaths) > 0 {
 			fmt.Fprintf(w, "   also at: %s\n", displayPaths(h.Doc.OtherPaths))
 		}
+		if h.Doc != nil && len(h.Doc.AlsoIn) > 0 {
+			fmt.Fprintf(w, "   same passage in: %s\n", displayPlaces(h.Doc.AlsoIn))
+		}
 		fmt.Fprintf(w, "   %s\n", display.Line(h.WhyPlain))
 		if verbose {
 			fmt.Fprintf(w, "   score %.3f · %s\n", h.Score, display.Line(h.Why))
@@ -316,6 +319,15 @@ func displayPaths(paths []string) string {
 	shown := make([]string, len(paths))
 	for i, p := range paths {
 		shown[i] = display.Line(p)
+	}
+	return strings.Join(shown, ", ")
+}
+
+// displayPlaces lists places in documents for a terminal line: "fs.md:1385-1412, …".
+func displayPlaces(places []engine.DocPlace) string {
+	shown := make([]string, len(places))
+	for i, p := range places {
+		shown[i] = display.Line(p.Path) + pageLines(p.Page, p.LineStart, p.LineEnd)
 	}
 	return strings.Join(shown, ", ")
 }

@@ -65,6 +65,8 @@ type Record struct {
 	SemanticOnly bool
 	// Written is when the memory was written or the document imported; zero: unknown.
 	Written time.Time
+	// AlsoIn is how many other places hold the same passage, shown with this hit once.
+	AlsoIn int
 }
 
 // maxWords is how many matched words or names a sentence lists before "and 3 more".
@@ -102,6 +104,9 @@ func Sentence(r Record, lang Lang, now time.Time) string {
 	if !r.Written.IsZero() {
 		parts = append(parts, w.written(when(r.Written, now, lang), r.Knowledge))
 	}
+	if r.AlsoIn > 0 {
+		parts = append(parts, w.alsoIn(r.AlsoIn))
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -127,6 +132,7 @@ type words struct {
 	meaningOnly, veryClose, close, related string
 	list                                   func([]string) string
 	written                                func(when string, knowledge bool) string
+	alsoIn                                 func(n int) string
 }
 
 func wordsFor(lang Lang) words {
@@ -146,6 +152,7 @@ func wordsFor(lang Lang) words {
 				}
 				return when + "写的"
 			},
+			alsoIn: func(n int) string { return fmt.Sprintf("同一段落另见 %d 处", n) },
 		}
 	}
 	return words{
@@ -165,6 +172,12 @@ func wordsFor(lang Lang) words {
 				return "imported " + when
 			}
 			return "written " + when
+		},
+		alsoIn: func(n int) string {
+			if n == 1 {
+				return "the same passage is in 1 more place"
+			}
+			return fmt.Sprintf("the same passage is in %d more places", n)
 		},
 	}
 }

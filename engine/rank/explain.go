@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -31,7 +32,22 @@ func Explain(h Hit) string {
 	case h.Legs.Semantic > 0:
 		parts = append(parts, fmt.Sprintf("semantic %.2f", h.Legs.Semantic))
 	}
+	if len(h.Same) > 0 {
+		least := h.Same[0].Shared
+		for _, s := range h.Same {
+			least = min(least, s.Shared)
+		}
+		parts = append(parts, fmt.Sprintf("same passage as %d lower %s (%.0f%%+ of the wording shared): shown once",
+			len(h.Same), plural(len(h.Same), "hit", "hits"), math.Floor(least*100)))
+	}
 	return strings.Join(parts, " · ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Unanswered says, for a person, why a ranking pass found that the store holds no answer,

@@ -184,6 +184,8 @@ type Hit struct {
 	// SemanticLead is how many standard deviations above the query's chance level a leading
 	// semantic leg found the text (0 for a supporting leg, or below it).
 	SemanticLead float64
+	// Same are the lower hits that hold the same passage, folded into this one by Collapse.
+	Same []Same
 	// textLen breaks ties: with the same evidence, the text that says less else is closer.
 	textLen int
 }
