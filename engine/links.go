@@ -165,8 +165,8 @@ func nearestTarget(from, target string, cands []store.LinkTarget) *store.LinkTar
 }
 
 // placeInChunks finds the chunk and line a link's heading or block is at: the first chunk
-// under a heading of that text (the last of its heading path, compared without regard to
-// case or spacing), or the line that ends with "^block".
+// under a heading of that text (the last of its heading path, compared as headingKey
+// does), or the line that ends with "^block".
 func placeInChunks(chunks []store.Chunk, heading, block string) (store.Chunk, int, bool) {
 	switch {
 	case block != "":
@@ -177,13 +177,26 @@ func placeInChunks(chunks []store.Chunk, heading, block string) (store.Chunk, in
 			}
 		}
 	case heading != "":
-		want := strings.Join(strings.Fields(heading), " ")
+		want := headingKey(heading)
 		for _, c := range chunks {
 			parts := strings.Split(c.Heading, " > ")
-			if strings.EqualFold(parts[len(parts)-1], want) {
+			if headingKey(parts[len(parts)-1]) == want {
 				return c, c.LineStart, true
 			}
 		}
 	}
 	return store.Chunk{}, 0, false
+}
+
+// headingKey is what a heading and a link to it are compared by: Obsidian writes a link to
+// "Q&A: plans [draft]" as [[Note#Q&A plans draft]], since ":", "#", "|", "^", "[" and "]"
+// cannot stand in a link, and case and spacing do not count.
+func headingKey(h string) string {
+	h = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`:#|^[]\`, r) {
+			return ' '
+		}
+		return r
+	}, h)
+	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdesk/memdesk/store"
 )
 
 // copyVault copies the Obsidian vault fixture into a temporary folder, so a test can change
@@ -208,4 +210,30 @@ func TestWatchedVaultLinksFollowNewNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the link to a removed note leads nowhere", func() bool { return missing() == "不存在的笔记 -> nothing" })
+}
+
+func TestPlaceInChunks(t *testing.T) {
+	chunks := []store.Chunk{
+		{ID: 1, Heading: "Memdesk", Text: "# Memdesk\n\nIntro.", LineStart: 1},
+		{ID: 2, Heading: "Memdesk > Q&A: plans [draft]", Text: "## Q&A: plans [draft]\n\nFirst.\nSecond line. ^b-1", LineStart: 5},
+		{ID: 3, Heading: "Memdesk > 路线图", Text: "## 路线图\n\n第一项。", LineStart: 10},
+	}
+	tests := []struct {
+		heading, block string
+		wantID         int64
+		wantLine       int
+	}{
+		{heading: "q&a  plans draft", wantID: 2, wantLine: 5},
+		{heading: "路线图", wantID: 3, wantLine: 10},
+		{block: "b-1", wantID: 2, wantLine: 8},
+		{heading: "Missing"},
+		{block: "b"},
+	}
+	for _, tc := range tests {
+		c, line, ok := placeInChunks(chunks, tc.heading, tc.block)
+		if ok != (tc.wantID != 0) || c.ID != tc.wantID || line != tc.wantLine {
+			t.Errorf("placeInChunks(%q, %q) = chunk %d, line %d, %v; want chunk %d, line %d",
+				tc.heading, tc.block, c.ID, line, ok, tc.wantID, tc.wantLine)
+		}
+	}
 }

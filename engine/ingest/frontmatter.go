@@ -112,10 +112,14 @@ func parseFrontMatter(yamlText string) frontMatter {
 			}
 		}
 	}
-	for i := range fm.tags {
-		fm.tags[i] = strings.TrimPrefix(fm.tags[i], "#")
+	var tags []string
+	for _, tag := range fm.tags {
+		// "#a" and "a" are one tag; "#" alone is none.
+		if tag = strings.TrimSpace(strings.TrimPrefix(tag, "#")); tag != "" {
+			tags = appendUnique(tags, tag)
+		}
 	}
-	fm.tags = appendUnique(nil, fm.tags...) // "#a" and "a" are one tag
+	fm.tags = tags
 	// The first date found wins: when a note was created or dated says when its text was
 	// written better than when it was last touched.
 	for _, k := range [...]string{"created", "date", "updated", "modified"} {

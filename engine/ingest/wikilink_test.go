@@ -66,6 +66,12 @@ var frontMatterCases = []struct {
 		wantHeadings: []string{"Properties", ""},
 	},
 	{
+		name:         "a tag's # and the space after it go; # alone is no tag",
+		data:         "---\ntags: [\"# a\", \"#\", \" \"]\n---\nbody",
+		want:         Document{Title: "note", Tags: []string{"a"}},
+		wantHeadings: []string{"Properties", ""},
+	},
+	{
 		name:         "tags in code, headings, issue numbers and C# are not tags",
 		data:         "# Title\n\nC# and #12 and `#code`\n\n    #indented\n\n```\n#fenced\n```\n\n#中文标签 and #a/b",
 		want:         Document{Title: "Title", Tags: []string{"中文标签", "a/b"}},
@@ -202,6 +208,36 @@ func FuzzMarkdownFields(f *testing.F) {
 		for _, tag := range doc.Tags {
 			if tag == "" || !utf8.ValidString(tag) {
 				t.Fatalf("tag %q", tag)
+			}
+		}
+	})
+}
+
+// FuzzFrontMatter feeds any text to the front matter reader directly (Parse refuses much
+// of what a fuzzer makes as binary): no panic, a span inside the text, fields without
+// stray space.
+func FuzzFrontMatter(f *testing.F) {
+	for _, tc := range frontMatterCases {
+		f.Add(tc.data)
+	}
+	f.Add("---\na: &x [*x, *x]\nb: *x\n---\n")
+	f.Add("---\ntags: !!binary aGVsbG8=\ndate: 2024-02-30\n---\n")
+	f.Add("---\ntags: [\"# a\", \"#\"]\naliases: [\" \"]\n---\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		inner, block, ok := frontMatterSpan(text)
+		if !ok {
+			return
+		}
+		if inner[0] < 4 || inner[0] > inner[1] || inner[1] > block || block > len(text) {
+			t.Fatalf("span %v, block end %d, in %d bytes", inner, block, len(text))
+		}
+		fm := parseFrontMatter(text[inner[0]:inner[1]])
+		if fm.title != strings.TrimSpace(fm.title) {
+			t.Fatalf("title %q has space around it", fm.title)
+		}
+		for _, s := range append(fm.tags, fm.aliases...) {
+			if s == "" || s != strings.TrimSpace(s) {
+				t.Fatalf("tag or alias %q is empty or has space around it", s)
 			}
 		}
 	})
