@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memdesk/memdesk/engine/ingest"
@@ -173,6 +174,14 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
 			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
 			Page: c.Page})
+	}
+	for _, l := range doc.Links {
+		in.Links = append(in.Links, store.Link{Target: l.Target, Heading: l.Heading, Block: l.Block, Label: l.Label,
+			Embed: l.Embed, ByteStart: l.ByteStart, ByteEnd: l.ByteEnd, Line: l.Line})
+	}
+	for _, a := range doc.Aliases {
+		// Folded as KBLinks folds the names it looks up.
+		in.Aliases = append(in.Aliases, strings.ToLower(a))
 	}
 	id, outcome, err := e.st.PutDocument(ctx, in)
 	if err != nil {

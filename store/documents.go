@@ -46,6 +46,10 @@ type DocumentInput struct {
 	Hash   string
 	Bytes  int64
 	Chunks []Chunk // ID and DocID are ignored
+	Links  []Link  // DocID is ignored
+	// Aliases are the other names links may give the document, as LinkTargets is asked
+	// for them (the caller folds their case).
+	Aliases []string
 }
 
 // Import outcomes.
@@ -106,7 +110,10 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 					in.Title, in.Format, in.Hash, in.Bytes, nowMillis(), id); err != nil {
 					return err
 				}
-				return insertChunks(ctx, tx, id, in.Chunks)
+				if err := insertChunks(ctx, tx, id, in.Chunks); err != nil {
+					return err
+				}
+				return replaceLinks(ctx, tx, id, in)
 			}
 		}
 		outcome = ImportAdded
@@ -126,7 +133,10 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return insertChunks(ctx, tx, id, in.Chunks)
+		if err := insertChunks(ctx, tx, id, in.Chunks); err != nil {
+			return err
+		}
+		return replaceLinks(ctx, tx, id, in)
 	})
 	if err == nil && retired != 0 {
 		// The path is in its new place; the version it left is out of sight. Removing it is

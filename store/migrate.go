@@ -42,6 +42,7 @@ var migrations = []migration{
 	{name: "the time a fact last changed, as the time since it was written", sql: schemaUpdatedAfter},
 	{name: "statement keys of 32 bits", then: narrowStatementKeys},
 	{name: "knowledge chunks without entities", sql: schemaChunksNoEntities, then: dropUnusedEntityNames},
+	{name: "wikilinks and aliases of Markdown documents", sql: schemaDocumentLinks},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1054,3 +1055,38 @@ func dropUnusedEntityNames(ctx context.Context, tx *sql.Tx) error {
 	_, err = tx.ExecContext(ctx, `DELETE FROM entity_names WHERE id NOT IN (SELECT value FROM json_each(?))`, int64sJSON(used))
 	return err
 }
+
+// schemaDocumentLinks keeps the [[wikilinks]] each Markdown document makes and the aliases
+// its properties give it. A link stores what it names, not the document it leads to: the
+// target is looked up when the link is followed (LinkTargets), so a link is right whatever
+// order notes were imported in and as notes come and go, with nothing to keep in step.
+// Markdown imported before this version was read without its links; forgetting its hash
+// and file stamps makes the next import, or a watch's rescan, read it again.
+const schemaDocumentLinks = `
+CREATE TABLE document_links (
+	doc_id     INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	ordinal    INTEGER NOT NULL,
+	target     TEXT    NOT NULL,
+	heading    TEXT    NOT NULL DEFAULT '',
+	block      TEXT    NOT NULL DEFAULT '',
+	label      TEXT    NOT NULL DEFAULT '',
+	embed      INTEGER NOT NULL DEFAULT 0,
+	byte_start INTEGER NOT NULL,
+	byte_end   INTEGER NOT NULL,
+	line       INTEGER NOT NULL,
+	PRIMARY KEY (doc_id, ordinal)
+) WITHOUT ROWID;
+
+CREATE TABLE document_aliases (
+	name   TEXT    NOT NULL,
+	doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	PRIMARY KEY (name, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX document_aliases_by_doc ON document_aliases(doc_id);
+
+DELETE FROM file_stamps WHERE EXISTS (SELECT 1 FROM documents d
+	WHERE d.format = 'markdown' AND d.space = file_stamps.space AND d.path = file_stamps.path)
+	OR EXISTS (SELECT 1 FROM document_paths p JOIN documents d ON d.id = p.doc_id
+	WHERE d.format = 'markdown' AND p.space = file_stamps.space AND p.path = file_stamps.path);
+UPDATE documents SET hash = '' WHERE format = 'markdown';
+`

@@ -69,8 +69,10 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 		if err != nil {
 			return err
 		}
-		id, err = res.LastInsertId()
-		return err
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return replaceLinks(ctx, tx, id, in)
 	})
 	if err != nil {
 		return 0, "", err

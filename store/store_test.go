@@ -654,7 +654,7 @@ func TestMigrateAddsPages(t *testing.T) {
 	path, db := storeAt(t, versionBefore(schemaPages), strings.ToLower)
 	for _, q := range []string{
 		`INSERT INTO documents(id, space, path, title, format, hash, bytes, imported_at) VALUES
-			(1, 'default', '/d/a.pdf', 'a', 'pdf', 'h1', 10, 1), (2, 'default', '/d/b.md', 'b', 'markdown', 'h2', 10, 1)`,
+			(1, 'default', '/d/a.pdf', 'a', 'pdf', 'h1', 10, 1), (2, 'default', '/d/b.txt', 'b', 'text', 'h2', 10, 1)`,
 		`INSERT INTO chunks(doc_id, ordinal, text, heading, byte_start, byte_end, line_start, line_end) VALUES
 			(1, 0, 'Revenuegrew', '', 0, 11, 1, 1), (2, 0, 'notes', '', 0, 5, 1, 1)`,
 	} {

@@ -29,6 +29,7 @@ type Backend interface {
 	KBAdd(ctx context.Context, req engine.KBAddRequest) (engine.KBAddResult, error)
 	KBList(ctx context.Context, space string) (engine.KBListResult, error)
 	KBChunkPage(ctx context.Context, req engine.KBChunkPageRequest) (engine.KBChunkPage, error)
+	KBLinks(ctx context.Context, docID int64) ([]engine.LinkView, error)
 	KBRemove(ctx context.Context, docID int64) error
 	KBReimport(ctx context.Context, docID int64) (engine.ImportedFile, error)
 	Stats(ctx context.Context) (engine.Stats, error)

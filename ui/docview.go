@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -28,6 +29,8 @@ const (
 
 // docView shows one document's chunks in a dialog, opened at a hit's chunk with the matched
 // words marked, with actions to open the file in its own app, show its folder, and copy.
+// A note's [[links]] are buttons under the chunk that holds them: one opens the linked note
+// in the same view at the heading it names, and Back returns to where the link was.
 type docView struct {
 	t       *tasks
 	b       Backend
@@ -49,6 +52,20 @@ type docView struct {
 	later   *widget.Button
 	hitCard fyne.CanvasObject
 	status  *widget.Label
+
+	// linked is true when the view was opened by following a link: its Around chunk is
+	// the linked place, not a match.
+	linked bool
+	links  []engine.LinkView
+	// back holds the places links were followed from, the latest last.
+	back []viewPlace
+}
+
+// viewPlace is a place the view showed: a document at a chunk (0: its start).
+type viewPlace struct {
+	docID, chunkID int64
+	terms          []string
+	linked         bool
 }
 
 func newDocView(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, a fyne.App) *docView {
@@ -57,14 +74,25 @@ func newDocView(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, a fyne.A
 
 // open shows document docID at chunk around (0: from its start), marking terms.
 func (v *docView) open(docID, around int64, terms []string) {
+	v.back = nil
+	v.load(viewPlace{docID: docID, chunkID: around, terms: terms})
+}
+
+// load reads a place's page of chunks and the document's links, then shows them.
+func (v *docView) load(at viewPlace) {
 	v.gen++
 	gen := v.gen
-	req := engine.KBChunkPageRequest{DocID: docID, Around: around, After: docViewPage}
-	if around != 0 {
+	req := engine.KBChunkPageRequest{DocID: at.docID, Around: at.chunkID, After: docViewPage}
+	if at.chunkID != 0 {
 		req.Before, req.After = docViewAround, docViewAround
 	}
 	v.t.start(func(ctx context.Context) {
 		page, err := v.b.KBChunkPage(ctx, req)
+		var links []engine.LinkView
+		var linksErr error
+		if err == nil && page.Document.Format == "markdown" {
+			links, linksErr = v.b.KBLinks(ctx, at.docID)
+		}
 		v.t.do(func() {
 			if gen != v.gen {
 				return
@@ -73,9 +101,37 @@ func (v *docView) open(docID, around int64, terms []string) {
 				v.dialogs.showError(errors.New(lang.L("open document: {{.Error}}", tmpl{"Error": err.Error()})))
 				return
 			}
-			v.show(page, terms)
+			v.linked, v.links = at.linked, links
+			v.show(page, at.terms)
+			if linksErr != nil {
+				// The text is what the person came for; the links are extra.
+				v.status.SetText(lang.L("links not shown: {{.Error}}", tmpl{"Error": sentence(linksErr)}))
+			}
 		})
 	})
+}
+
+// follow opens the note a link leads to at the place it names, remembering this one.
+func (v *docView) follow(l engine.LinkView) {
+	if l.To == nil {
+		return
+	}
+	here := viewPlace{docID: v.page.Document.ID, terms: v.terms, linked: v.linked}
+	if v.page.Hit >= 0 {
+		here.chunkID = v.page.Chunks[v.page.Hit].ID
+	}
+	v.back = append(v.back, here)
+	v.load(viewPlace{docID: l.To.DocID, chunkID: l.To.ChunkID, linked: true})
+}
+
+// goBack returns to the place the last link was followed from.
+func (v *docView) goBack() {
+	if len(v.back) == 0 {
+		return
+	}
+	at := v.back[len(v.back)-1]
+	v.back = v.back[:len(v.back)-1]
+	v.load(at)
 }
 
 func (v *docView) show(page engine.KBChunkPage, terms []string) {
@@ -92,7 +148,9 @@ func (v *docView) show(page engine.KBChunkPage, terms []string) {
 	v.render()
 
 	d := page.Document
-	actions := container.NewHBox(
+	back := widget.NewButtonWithIcon(lang.L("Back"), theme.NavigateBackIcon(), v.keepEsc(v.goBack))
+	back.Hidden = len(v.back) == 0
+	actions := container.NewHBox(back,
 		widget.NewButtonWithIcon(lang.L("Open in its app"), theme.FileApplicationIcon(), v.keepEsc(v.openFile)),
 		widget.NewButtonWithIcon(lang.L("Show in folder"), theme.FolderOpenIcon(), v.keepEsc(v.openFolder)),
 		widget.NewButtonWithIcon(lang.L("Copy passage"), theme.ContentCopyIcon(), v.keepEsc(v.copyPassage)),
@@ -126,8 +184,9 @@ func (v *docView) keepEsc(action func()) func() {
 func (v *docView) render() {
 	objs := make([]fyne.CanvasObject, 0, len(v.page.Chunks)+2)
 	objs = append(objs, v.earlier)
+	placed := make([]bool, len(v.links)) // a link on the overlap of two chunks is shown once
 	for i, c := range v.page.Chunks {
-		card := chunkCard(c, v.terms, i == v.page.Hit)
+		card := chunkCard(c, v.terms, i == v.page.Hit, v.linked, v.linkButtons(c, placed))
 		if i == v.page.Hit {
 			v.hitCard = card
 		}
@@ -140,7 +199,39 @@ func (v *docView) render() {
 	v.box.Refresh()
 }
 
-func chunkCard(c engine.ChunkView, terms []string, hit bool) fyne.CanvasObject {
+// linkButtons are the buttons of the links on chunk c's lines that no earlier chunk shows,
+// nil when it has none. A link to a note memdesk does not hold is shown, but cannot be
+// followed.
+func (v *docView) linkButtons(c engine.ChunkView, placed []bool) fyne.CanvasObject {
+	var buttons []fyne.CanvasObject
+	for i, l := range v.links {
+		if placed[i] || l.Line < c.LineStart || l.Line > c.LineEnd {
+			continue
+		}
+		placed[i] = true
+		text := display.Line(l.Text)
+		icon := theme.NavigateNextIcon()
+		if l.Embed {
+			icon = theme.MediaPhotoIcon()
+		}
+		b := widget.NewButtonWithIcon(text, icon, v.keepEsc(func() { v.follow(l) }))
+		b.Importance = widget.LowImportance
+		if l.To == nil {
+			b.SetText(lang.L("{{.Link}} (not imported)", tmpl{"Link": text}))
+			b.Disable()
+		}
+		buttons = append(buttons, b)
+	}
+	if len(buttons) == 0 {
+		return nil
+	}
+	return container.New(layout.NewRowWrapLayout(), buttons...)
+}
+
+// chunkCard shows a chunk with its place in the document, and links, when not nil, under
+// its text. hit marks the chunk the view was opened at: a match, or the place a followed
+// link names (linked).
+func chunkCard(c engine.ChunkView, terms []string, hit, linked bool, links fyne.CanvasObject) fyne.CanvasObject {
 	head := lang.L("#{{.N}} · lines {{.From}}–{{.To}}", tmpl{"N": c.Ordinal, "From": c.LineStart, "To": c.LineEnd})
 	if c.Page > 0 {
 		head = lang.L("#{{.N}} · p. {{.Page}} · lines {{.From}}–{{.To}}", tmpl{"N": c.Ordinal, "Page": c.Page, "From": c.LineStart, "To": c.LineEnd})
@@ -150,11 +241,18 @@ func chunkCard(c engine.ChunkView, terms []string, hit bool) fyne.CanvasObject {
 	}
 	label := caption(head)
 	if hit {
-		label = widget.NewLabelWithStyle(lang.L("▶ match · {{.Head}}", tmpl{"Head": head}), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		mark := lang.L("▶ match · {{.Head}}", tmpl{"Head": head})
+		if linked {
+			mark = lang.L("▶ linked · {{.Head}}", tmpl{"Head": head})
+		}
+		label = widget.NewLabelWithStyle(mark, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		label.Importance = widget.HighImportance
 	}
 	text := widget.NewRichText(segments(highlight(display.Block(c.Text), terms))...)
 	text.Wrapping = fyne.TextWrapWord
+	if links != nil {
+		return container.NewVBox(label, text, links, widget.NewSeparator())
+	}
 	return container.NewVBox(label, text, widget.NewSeparator())
 }
 

@@ -166,3 +166,56 @@ func BenchmarkOpenHit50k(b *testing.B) {
 		v.close()
 	}
 }
+
+// TestDocViewFollowsVaultLink opens a hit in a note of the Obsidian vault fixture, follows
+// its [[Memdesk#Roadmap|路线图]] link to the linked note at that heading, and comes back.
+func TestDocViewFollowsVaultLink(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	vault, err := filepath.Abs(filepath.Join("..", "engine", "testdata", "vault"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.importAndFind(vault, "深度工作")
+	r := h.u.recall
+	test.Type(r.query, "深度工作")
+	h.waitFor("the note's hit", func() bool { return len(r.shown.Hits) > 0 && r.shown.Hits[0].Doc != nil })
+	h.pressKey(fyne.KeyDown)
+	h.pressKey(fyne.KeyEnter)
+	v := h.u.docs
+	h.waitFor("the note with its link buttons", func() bool {
+		return h.overlay() != nil && v.isOpen() && shown(button(h.overlay(), "路线图"))
+	})
+	if !strings.HasSuffix(v.page.Document.Path, "读书笔记.md") {
+		t.Fatalf("opened %s, want 读书笔记.md", v.page.Document.Path)
+	}
+	if b := button(h.overlay(), "不存在的笔记 (not imported)"); !shown(b) || !b.Disabled() {
+		t.Errorf("the link to a missing note: %v, want a disabled button saying it is not imported", b)
+	}
+	if b := button(h.overlay(), "不是链接"); b != nil {
+		t.Error("a [[link]] inside a code block became a button")
+	}
+
+	test.Tap(button(h.overlay(), "路线图"))
+	h.waitFor("the linked note at its Roadmap heading", func() bool {
+		s := texts(h.overlay())
+		return v.isOpen() && strings.Contains(s, "▶ linked · ") && strings.Contains(s, "Memdesk > Roadmap") &&
+			strings.Contains(s, "路线图的第一项是导入 Obsidian 笔记库")
+	})
+	if !strings.HasSuffix(v.page.Document.Path, filepath.Join("Projects", "Memdesk.md")) {
+		t.Errorf("the link opened %s, want Projects/Memdesk.md", v.page.Document.Path)
+	}
+	if hit := v.page.Chunks[v.page.Hit]; hit.Heading != "Memdesk > Roadmap" || hit.LineStart != 16 {
+		t.Errorf("opened at chunk %+v, want the one at the Roadmap heading, line 16", hit)
+	}
+	if f := h.u.win.Canvas().Focused(); f != nil {
+		t.Errorf("the link button kept the keyboard (%T): Esc would not reach the window", f)
+	}
+
+	test.Tap(button(h.overlay(), "Back"))
+	h.waitFor("the linking note again", func() bool {
+		return v.isOpen() && strings.HasSuffix(v.page.Document.Path, "读书笔记.md") && shown(button(h.overlay(), "路线图"))
+	})
+	if b := button(h.overlay(), "Back"); b != nil {
+		t.Error("Back is still shown at the first note")
+	}
+}

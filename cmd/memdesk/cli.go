@@ -73,6 +73,7 @@ Knowledge:
   kb add [--space S] PATH...      import files and folders (any text file, Markdown, HTML, PDF)
   kb list [--space S]             list imported documents
   kb show DOC_ID                  show a document's chunks
+  kb links DOC_ID                 list a note's [[links]] and the documents they lead to
   kb reimport DOC_ID              read a document's file again
   kb rm DOC_ID | PATH             remove a document, or one copy of it (the file stays on disk)
   kb watch [--space S] [PATH...]  keep folders in sync until Ctrl-C (no PATH: the watched ones)

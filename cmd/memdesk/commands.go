@@ -407,6 +407,40 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 				}
 			})
 		})
+	case "links":
+		if len(args) != 1 {
+			return usagef("kb links: give one document id")
+		}
+		id, err := parseID("kb links", args[0])
+		if err != nil {
+			return err
+		}
+		return c.withEngine(ctx, func(e *engine.Engine) error {
+			links, err := e.KBLinks(ctx, id)
+			if err != nil {
+				return err
+			}
+			return c.emit(map[string]any{"doc_id": id, "links": links}, func(w io.Writer) {
+				if len(links) == 0 {
+					fmt.Fprintln(w, "no [[links]] in this document")
+					return
+				}
+				for _, l := range links {
+					to := "not imported"
+					if l.To != nil {
+						to = fmt.Sprintf("%s (document %d)", display.Line(l.To.Path), l.To.DocID)
+						if l.To.Line > 0 {
+							to = fmt.Sprintf("%s:%d (document %d)", display.Line(l.To.Path), l.To.Line, l.To.DocID)
+						}
+					}
+					kind := "link"
+					if l.Embed {
+						kind = "embed"
+					}
+					fmt.Fprintf(w, "line %d: %s %s -> %s\n", l.Line, kind, display.Line(l.Text), to)
+				}
+			})
+		})
 	case "reimport":
 		if len(args) != 1 {
 			return usagef("kb reimport: give one document id")

@@ -19,6 +19,11 @@ type layout struct {
 	sections []section
 	breaks   []int // byte offsets of blank lines, ascending
 	title    string
+	// For Markdown: the YAML between the front matter's fences (hasFront says there is
+	// any), and the code spans where links and tags are not read (mdStructure.verbatim).
+	front    [2]int
+	hasFront bool
+	verbatim [][2]int
 }
 
 // SplitChunks cuts text into chunks of at most lim.ChunkMaxRunes runes. format "markdown"
@@ -43,10 +48,23 @@ func scanLayout(text string, markdown bool) layout {
 		headingEnd   = -1 // start of the last line of the heading being read
 		afterHeading bool
 	)
+	start := 0
 	if markdown {
-		md = parseMarkdown(text)
+		src := text
+		if inner, block, ok := frontMatterSpan(text); ok {
+			// The properties are a section of their own, fences and all (every byte of the
+			// text is in some chunk), and CommonMark must not see them: it reads
+			// "---\ntitle: x\n---" as a rule over a setext heading "title: x". Blanking
+			// them keeps every offset where it was.
+			lay.front, lay.hasFront, start = inner, true, block
+			lay.sections = append(lay.sections, section{start: 0, end: block, heading: propertiesHeading})
+			src = blankOut(text, block)
+		}
+		md = parseMarkdown(src)
+		lay.verbatim = md.verbatim
 	}
-	for pos := 0; pos < len(text); {
+	cur.start = start
+	for pos := start; pos < len(text); {
 		lineEnd := strings.IndexByte(text[pos:], '\n')
 		if lineEnd < 0 {
 			lineEnd = len(text)
@@ -77,6 +95,17 @@ func scanLayout(text string, markdown bool) layout {
 	cur.end = len(text)
 	lay.sections = append(lay.sections, cur)
 	return lay
+}
+
+// blankOut returns text with its first n bytes turned to spaces, line breaks kept.
+func blankOut(text string, n int) string {
+	b := []byte(text)
+	for i := range b[:n] {
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 func joinHeadings(path []string) string {

@@ -87,15 +87,24 @@ type Chunk struct {
 
 // Document is one parsed file.
 type Document struct {
-	Path   string
-	Title  string // first H1, HTML <title>, PDF or document Title metadata, else the file name
-	Format string // "markdown", "text", "html", "pdf", "docx", "odt" or "epub"
+	Path string
+	// Title is a Markdown file's title property, else its first H1, HTML <title>, PDF or
+	// document Title metadata, else the file name.
+	Title  string
+	Dated  time.Time // when the text was written, from the file's own content; zero when unknown
+	Format string    // "markdown", "text", "html", "pdf", "docx", "odt" or "epub"
 	// Encoding is what the file's bytes were decoded from: UTF8, or a legacy encoding such
 	// as "GB18030" or "windows-1252" that an import report should mention. "" for PDF.
 	Encoding string
 	Text     string // valid UTF-8, NFC, no NUL; the text the chunks point into
 	Hash     string // hex SHA-256 of the raw file bytes
 	Chunks   []Chunk
+	// Tags, Aliases and Links are read from Markdown (see markdownFields); nil for other
+	// formats. Tags come from the properties and from #tags in the text, without the "#".
+	// Aliases are the other names the properties give the note, by which links may name it.
+	Tags    []string `json:",omitempty"`
+	Aliases []string `json:",omitempty"`
+	Links   []Link   `json:",omitempty"`
 }
 
 // Parser reads files into Documents. It owns the PDFium runtime that PDFs need, started on
@@ -192,6 +201,9 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		}
 		lay = scanLayout(doc.Text, format == "markdown")
 		doc.Title = lay.title
+		if format == "markdown" {
+			markdownFields(&doc, lay)
+		}
 	}
 	if err != nil {
 		return Document{}, fmt.Errorf("%q %w", filepath.Base(path), err)

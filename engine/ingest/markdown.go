@@ -22,6 +22,9 @@ type mdHeading struct {
 type mdStructure struct {
 	headings []mdHeading // by start
 	code     [][2]int    // [first content line's start, last content byte), by start
+	// verbatim spans all code, fenced, indented and inline, by start: text where "[[x]]"
+	// and "#tag" are shown as typed, not read as links and tags.
+	verbatim [][2]int
 }
 
 // parseMarkdown finds the headings (ATX "## x" and setext "x\n===") and fenced code of src
@@ -58,7 +61,41 @@ func parseMarkdown(src string) mdStructure {
 			}
 		}
 	}
+	st.verbatim = verbatimSpans(doc)
 	return st
+}
+
+// verbatimSpans lists the spans of every code block and code span under doc, by start.
+func verbatimSpans(doc ast.Node) [][2]int {
+	var spans [][2]int
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if lines := c.Lines(); lines.Len() > 0 {
+				spans = append(spans, [2]int{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			span := [2]int{-1, -1}
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				if s, ok := t.(*ast.Text); ok {
+					if span[0] < 0 {
+						span[0] = s.Segment.Start
+					}
+					span[1] = s.Segment.Stop
+				}
+			}
+			if span[0] >= 0 {
+				spans = append(spans, span)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return spans
 }
 
 // lineStart returns the offset of the start of the line holding offset i.
