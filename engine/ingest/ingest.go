@@ -4,10 +4,10 @@
 // it knows nothing of the store or of ranking.
 //
 // Every chunk points back into Document.Text by byte span and line numbers, so a search hit
-// can show exactly where it came from. For Markdown and plain text, Document.Text is the file
-// itself after decoding it to UTF-8 (from whatever encoding it was saved in), removing a
-// byte order mark, turning CRLF into LF and NFC normalization, so the line numbers are the
-// file's own.
+// can show exactly where it came from. For Markdown, plain text and source code,
+// Document.Text is the file itself after decoding it to UTF-8 (from whatever encoding it was
+// saved in), removing a byte order mark, turning CRLF into LF and NFC normalization, so the
+// line numbers are the file's own.
 package ingest
 
 import (
@@ -86,7 +86,7 @@ type Chunk struct {
 type Document struct {
 	Path   string
 	Title  string // first H1, HTML <title>, PDF or document Title metadata, else the file name
-	Format string // "markdown", "text", "html", "pdf", "docx", "odt" or "epub"
+	Format string // "markdown", "text", "code", "html", "pdf", "docx", "odt" or "epub"
 	// Encoding is what the file's bytes were decoded from: UTF8, or a legacy encoding such
 	// as "GB18030" or "windows-1252" that an import report should mention. "" for PDF.
 	Encoding string
@@ -153,6 +153,10 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 			return Document{}, fmt.Errorf("%q holds a file that is not text: %w", filepath.Base(path), err)
 		}
 	}
+	lang := codeLanguage(name)
+	if format == "text" && lang != "" {
+		format = formatCode // text in a language whose declarations cut it (code.go)
+	}
 	doc := Document{Path: path, Format: format, Hash: hex.EncodeToString(sum[:])}
 
 	// Extraction errors start with a verb phrase, so the file name can go first.
@@ -176,7 +180,9 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 			doc.Text, doc.Title, lay = htmlText(doc.Text)
 		}
 	default:
-		if doc.Text, doc.Encoding, err = DecodeText(data, false); err == nil {
+		if doc.Text, doc.Encoding, err = DecodeText(data, false); err == nil && format == formatCode {
+			lay = codeLayout(doc.Text, lang, lim.ChunkMaxRunes)
+		} else if err == nil {
 			lay = scanLayout(doc.Text, format == "markdown")
 			doc.Title = lay.title
 		}
@@ -202,7 +208,7 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 // what the text is ("main.go", "guide.rst").
 func fallbackTitle(path, format string) string {
 	base, ext := filepath.Base(path), strings.ToLower(filepath.Ext(path))
-	if format == "text" && ext != ".txt" && ext != ".text" {
+	if format == formatCode || format == "text" && ext != ".txt" && ext != ".text" {
 		return base
 	}
 	return strings.TrimSuffix(base, filepath.Ext(path))
