@@ -349,3 +349,23 @@ func FuzzCodeLayout(f *testing.F) {
 		checkChunks(t, text, chunkLayout(text, lay, lim), lim)
 	})
 }
+
+// BenchmarkCodeLayout lays out each fixture repeated to about 100 KB, a large source file.
+func BenchmarkCodeLayout(b *testing.B) {
+	files, err := filepath.Glob(filepath.Join("testdata", "code", "*"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range files {
+		fixture := codeFixture(b, filepath.Base(path))
+		text := strings.Repeat(fixture, 100<<10/len(fixture))
+		lang := codeLanguage(path)
+		b.Run(lang, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				codeLayout(text, lang, defaultChunkRunes)
+			}
+		})
+	}
+}
