@@ -530,9 +530,11 @@ var (
 	goFunc = regexp.MustCompile(`^func\s*(?:\(\s*(?:` + ident + `\s+)?\*?\s*(` + ident + `)[^)]*\)\s*)?(` + ident + `)`)
 	goGen  = regexp.MustCompile(`^(?:type|var|const)\s+(` + ident + `)`)
 
-	cCall = regexp.MustCompile(`((?:` + ident + `::)*~?` + ident + `)\s*\($`)
-	cTag  = regexp.MustCompile(`\b(struct|union|enum|class|namespace)\b\s*(` + ident + `)?\s*(?::[^{]*)?$`)
-	cVar  = regexp.MustCompile(`(` + ident + `)\s*(?:\[[^\]]*\]\s*)*=$`)
+	cCall   = regexp.MustCompile(`((?:` + ident + `::)*~?` + ident + `)\s*\($`)
+	cTag    = regexp.MustCompile(`\b(struct|union|enum|class|namespace)\b((?:\s*` + ident + `)*)\s*(?::[^{]*)?$`)
+	cDefine = regexp.MustCompile(`^#\s*define\s+(` + ident + `)`)
+	cClose  = regexp.MustCompile(`^\}\s*(` + ident + `)`)
+	cVar    = regexp.MustCompile(`(` + ident + `)\s*(?:\[[^\]]*\]\s*)*=$`)
 )
 
 // isKeyword reports a keyword that a loose pattern could take for a method's name: "if"
@@ -744,8 +746,8 @@ func skipAngles(s string) string {
 const cStatementLines = 8
 
 // findCDecls finds C (and C++) declarations: a statement that starts at the left margin and
-// reaches a "{" before a ";" (a function, a struct, union or enum, an initialised table), or
-// a function prototype. Other declarations that end in ";" start no section.
+// reaches a "{" before a ";" (a function, a struct, union or enum, an initialised table), a
+// function prototype, or a #define. Other declarations that end in ";" start no section.
 func findCDecls(lines []codeLine) []codeDecl {
 	noAttributes := declRules{}
 	var (
@@ -754,7 +756,16 @@ func findCDecls(lines []codeLine) []codeDecl {
 	)
 	for i, ln := range lines {
 		code := strings.TrimSpace(ln.code)
-		if i < next || ln.indent != 0 || ln.inComment || ln.inString || code == "" || strings.ContainsAny(code[:1], "#{})") {
+		continued := i > 0 && strings.HasSuffix(lines[i-1].code, "\\") // a macro's next line
+		if i < next || continued || ln.indent != 0 || ln.inComment || ln.inString || code == "" {
+			continue
+		}
+		if name, ok := firstGroup(cDefine, code); ok {
+			// A run of macros is headed by their names, not by the function above it.
+			decls = appendDecl(decls, codeDecl{start: attachedStart(lines, i, noAttributes), names: []string{name}})
+			continue
+		}
+		if strings.ContainsAny(code[:1], "#{})") {
 			continue
 		}
 		var head strings.Builder
@@ -796,30 +807,83 @@ func cPrototypeName(head string) string {
 }
 
 // cFunctionName returns the name of the function whose head (its code up to the "{" or
-// ";") is given, "" for a head without a parameter list, and whether a type precedes the
-// name. A macro around the parameters, zlib's "deflate OF((z_streamp strm))", is passed over
-// for the name before it.
+// ";") is given, "" for a head that declares no function, and whether a type precedes the
+// name. Macros in capitals are passed over: the name is "f" in "STACK_OF(X509) *f(SSL *s)",
+// and "deflate" in zlib's "int deflate OF((z_streamp strm))", where the macro wraps the
+// parameters.
 func cFunctionName(head string) (name string, typed bool) {
 	head = dropCAttributes(head)
-	i := strings.IndexByte(head, '(')
-	if i < 0 || strings.Contains(head[:i], "=") {
-		return "", false
-	}
-	before := strings.TrimSpace(head[:i+1])
-	m := cCall.FindStringSubmatchIndex(before)
-	if m == nil {
-		return "", false
-	}
-	name, rest := before[m[2]:m[3]], strings.TrimSpace(before[:m[2]])
-	if strings.ToUpper(name) == name {
-		if p := cCall.FindStringSubmatchIndex(rest + "("); p != nil && p[2] > 0 {
-			name, rest = rest[p[2]:p[3]], strings.TrimSpace(rest[:p[2]])
+	var calls []int // the starts of the names before parentheses at depth 0
+	depth := 0
+	for i := 0; i < len(head); i++ {
+		switch head[i] {
+		case '(':
+			if depth == 0 {
+				m := cCall.FindStringSubmatchIndex(head[:i+1])
+				if m == nil {
+					// "int (*handler)(int)": a pointer to a function, or a cast.
+					return "", false
+				}
+				calls = append(calls, m[2])
+			}
+			depth++
+		case ')':
+			depth--
+		case '=':
+			if depth == 0 {
+				return "", false
+			}
 		}
 	}
-	if isKeyword(name) {
-		return "", false
+	for k, at := range calls {
+		m := cCall.FindStringSubmatch(head[:strings.IndexByte(head[at:], '(')+at+1])
+		name, rest := m[1], strings.TrimSpace(head[:at])
+		switch {
+		case isKeyword(name) || isCType(name):
+			return "", false
+		case !isMacroName(name):
+			return name, rest != ""
+		case k+1 < len(calls):
+			continue
+		}
+		// Only macros: "typedef STACK_OF(X509) chain;" and a line of macro calls without a
+		// semicolon ("DECLARE_X(a)" over "DECLARE_Y(b)") declare no function. Else the
+		// name before the macro, unless that is a type ("void FOO(void)").
+		if strings.HasPrefix(rest, "typedef") || strings.ContainsAny(rest, "()") {
+			return "", false
+		}
+		if p := cCall.FindStringSubmatch(rest + "("); p != nil && !isCType(p[1]) && !isKeyword(p[1]) {
+			return p[1], strings.TrimSpace(strings.TrimSuffix(rest, p[1])) != ""
+		}
+		return name, rest != ""
 	}
-	return name, rest != ""
+	return "", false
+}
+
+// isMacroName reports a name in capitals, as C macros are written: STACK_OF, OF, DEFINE_X.
+func isMacroName(name string) bool {
+	return strings.ToUpper(name) == name && strings.ToLower(name) != name
+}
+
+// isCType reports a word of a C type, which a loose pattern could take for a name.
+func isCType(word string) bool {
+	switch word {
+	case "int", "char", "short", "long", "float", "double", "signed", "unsigned", "bool", "_Bool",
+		"const", "volatile", "struct", "union", "enum", "static", "extern", "inline", "typedef",
+		"auto", "register":
+		return true
+	}
+	return false
+}
+
+// cClosingName returns the first name after the last "}" of a line, "" if there is none.
+func cClosingName(code string) string {
+	i := strings.LastIndexByte(code, '}')
+	if i < 0 {
+		return ""
+	}
+	name, _ := firstGroup(cClose, code[i:])
+	return name
 }
 
 // dropCAttributes removes GCC's __attribute__((...)) and MSVC's __declspec(...) from a
@@ -863,18 +927,25 @@ func cDeclName(head string, lines []codeLine, open int) string {
 		return m[1]
 	}
 	if m := cTag.FindStringSubmatch(head); m != nil {
-		if m[2] != "" {
-			return m[2]
+		// The tag is the last word: "class LLVM_NODISCARD APInt", "struct Point final".
+		words := strings.Fields(m[2])
+		if n := len(words); n > 0 && words[n-1] == "final" {
+			words = words[:n-1]
 		}
-		// typedef struct { ... } name; is named on the line that closes it, the next one
-		// with code at the margin.
+		if n := len(words); n > 0 {
+			return words[n-1]
+		}
+		// typedef struct { ... } name, *pname; is named where it closes: on its first line,
+		// or on the next one with code at the margin.
+		if name := cClosingName(lines[open].code); name != "" {
+			return name
+		}
 		for _, ln := range lines[open+1:] {
 			code := strings.TrimSpace(ln.code)
 			if ln.indent != 0 || ln.inComment || ln.inString || code == "" {
 				continue
 			}
-			if name := strings.Trim(strings.TrimPrefix(code, "}"), " ;"); strings.HasPrefix(code, "}") &&
-				name != "" && !strings.ContainsAny(name, " ,*()") {
+			if name := cClosingName(code); name != "" {
 				return name
 			}
 			break

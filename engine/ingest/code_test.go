@@ -266,13 +266,23 @@ var codeCases = []struct {
 	},
 	{
 		name: "c comment at the margin, K&R and GNU styles, C++ methods", file: "a.cpp",
-		text: "/*\nint hidden(void) {\n*/\n\nstatic int\nshown(int x)\n{\n\treturn x;\n}\n\nint Shape::area() const {\n\treturn 0;\n}\nstruct point { int x, y; };\nextern \"C\" {\nvoid g(void);\n}\n",
-		want: []string{"1 : /*", "5 shown: static int", "11 Shape::area: int Shape::area() const {", "14 point: struct point { int x, y; };", "16 g: void g(void);"},
+		text: "/*\nint hidden(void) {\n*/\n\nstatic int\nshown(int x)\n{\n\treturn x;\n}\n\nint Shape::area() const {\n\treturn 0;\n}\nstruct ALIGNED point final : base { int x, y; };\nextern \"C\" {\nvoid g(void);\n}\n",
+		want: []string{"1 : /*", "5 shown: static int", "11 Shape::area: int Shape::area() const {", "14 point: struct ALIGNED point final : base { int x, y; };", "16 g: void g(void);"},
 	},
 	{
-		name: "c macros and function pointers are no functions", file: "a.h",
-		text: "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint (*handler)(int);\nDECLARE_THING(x);\nextern int ZEXPORT deflate OF((z_streamp strm));\nvoid f(void) __attribute__((noreturn));\n",
-		want: []string{"1 : #define MAX(a, b) ((a) > (b) ? (a) : (b))", "4 deflate: extern int ZEXPORT deflate OF((z_streamp strm));", "5 f: void f(void) __attribute__((noreturn));"},
+		name: "c macros are declarations; macro calls and function pointers are no functions", file: "a.h",
+		text: "#include <zlib.h>\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#define SWAP(a, b) \\\nvoid g(int a); \\\n\tb = a;\nint (*handler)(int);\nDECLARE_THING(x);\n" +
+			"extern int ZEXPORT deflate OF((z_streamp strm));\nvoid f(void) __attribute__((noreturn));\n",
+		want: []string{
+			"1 : #include <zlib.h>", "2 MAX: #define MAX(a, b) ((a) > (b) ? (a) : (b))", `3 SWAP: #define SWAP(a, b) \`,
+			"8 deflate: extern int ZEXPORT deflate OF((z_streamp strm));", "9 f: void f(void) __attribute__((noreturn));",
+		},
+	},
+	{
+		name: "c typedefs: named where they close, function pointers left out", file: "a.h",
+		text: "typedef enum { LIST_HEAD, LIST_TAIL } list_pos;\n\ntypedef struct {\n\tint x;\n} point, *point_p;\n\ntypedef int (*PFNPROC)(int x);\n" +
+			"STACK_OF(X509) *SSL_get_chain(const SSL *s);\nvoid FOO(void);\ntypedef STACK_OF(X509) chain;\nDECLARE_X(a)\nDECLARE_Y(b)\ntypedef int t;\n",
+		want: []string{"1 list_pos: typedef enum { LIST_HEAD, LIST_TAIL } list_pos;", "3 point: typedef struct {", "8 SSL_get_chain: STACK_OF(X509) *SSL_get_chain(const SSL *s);", "9 FOO: void FOO(void);"},
 	},
 	{
 		name: "go generic receiver and two declarations on one line", file: "a.go",
