@@ -510,14 +510,16 @@ var (
 	pyDef   = regexp.MustCompile(`^(?:async\s+)?def\s+(` + ident + `)`)
 	pyClass = regexp.MustCompile(`^class\s+(` + ident + `)`)
 
-	jsFunction = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*(` + ident + `)`)
-	jsClass    = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?class\s+(` + ident + `)`)
-	jsType     = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:const\s+)?(?:interface|enum|namespace|module|type)\s+(` + ident + `(?:\.` + ident + `)*)`)
-	jsVar      = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?(?:const|let|var)\s+(` + ident + `)\s*(?::[^=]*)?=\s*(.*)$`)
-	jsFuncVal  = regexp.MustCompile(`^(?:async\s+)?(?:function\b|\(|` + ident + `\s*=>|class\b)`)
-	jsExports  = regexp.MustCompile(`^(module\.exports|exports\.` + ident + `)\s*=`)
-	jsField    = regexp.MustCompile(`^(?:(?:static|readonly|public|private|protected|override)\s+)*(#?` + ident + `)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]*)?=>|` + ident + `\s*=>)`)
-	jsMethod   = regexp.MustCompile(`^(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract|declare)\s+)*\*?\s*(#?` + ident + `)\s*(?:<[^()]*>)?\s*\(`)
+	jsFunction       = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*(` + ident + `)`)
+	jsClass          = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?class\s+(` + ident + `)`)
+	jsType           = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:const\s+)?(?:interface|enum|namespace|module|type)\s+(` + ident + `(?:\.` + ident + `)*)`)
+	jsVar            = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?(?:const|let|var)\s+(` + ident + `)\s*(?::[^=]*)?=\s*(.*)$`)
+	jsFuncVal        = regexp.MustCompile(`^(?:async\s+)?(?:function\b|\(|` + ident + `\s*=>|class\b)`)
+	jsClassValue     = regexp.MustCompile(`^(?:export\s+)?(?:(?:const|let|var)\s+)?(module\.exports|exports\.` + ident + `|` + ident + `)\s*=\s*(?:[^=]*=>\s*)?class\b\s*(` + ident + `)?`)
+	jsExportedObject = regexp.MustCompile(`^(?:(module\.exports)\s*=|export\s+(default))\s*\{$`)
+	jsExports        = regexp.MustCompile(`^(module\.exports|exports\.` + ident + `)\s*=`)
+	jsField          = regexp.MustCompile(`^(?:(?:static|readonly|public|private|protected|override)\s+)*(#?` + ident + `)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]*)?=>|` + ident + `\s*=>)`)
+	jsMethod         = regexp.MustCompile(`^(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract|declare)\s+)*\*?\s*(#?` + ident + `)\s*(?:<[^()]*>)?\s*\(`)
 
 	javaType   = regexp.MustCompile(`^(?:(?:public|protected|private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(?:class|interface|enum|record|@interface)\s+(` + ident + `)`)
 	javaMethod = regexp.MustCompile(`^(?:(?:public|protected|private|static|final|abstract|synchronized|native|default|strictfp)\s+)*(?:<[^()]*>\s+)?(?:[\p{L}\p{N}_$.<>\[\]?,\s]+\s+)?(` + ident + `)\s*\(`)
@@ -588,19 +590,33 @@ func rulesOf(lang string) declRules {
 					}
 					return name, name, true
 				}
+				if m := jsClassValue.FindStringSubmatch(code); m != nil {
+					// module.exports = class Minipass extends Stream {, and the mixin
+					// module.exports = cls => class Reifier extends cls {
+					name := m[2]
+					if name == "" || name == "extends" {
+						name = m[1]
+					}
+					return name, name, true
+				}
+				if m := jsExportedObject.FindStringSubmatch(code); m != nil {
+					// The object's methods are members: module.exports.parse,
+					// default.data in a Vue component.
+					return m[1] + m[2], m[1] + m[2], true
+				}
 				for _, re := range []*regexp.Regexp{jsFunction, jsType, jsExports} {
 					if name, ok := firstGroup(re, code); ok {
 						return name, "", true
 					}
+				}
+				if strings.HasPrefix(code, "export default") && strings.HasSuffix(code, "{") {
+					return "default", "", true // export default defineComponent({
 				}
 				if m := jsVar.FindStringSubmatch(code); m != nil {
 					value := strings.TrimSpace(m[2])
 					if jsFuncVal.MatchString(value) || value == "{" || value == "[" || value == "" {
 						return m[1], "", true
 					}
-				}
-				if strings.HasPrefix(code, "export default") && strings.HasSuffix(code, "{") {
-					return "default", "", true
 				}
 				return "", "", false
 			},

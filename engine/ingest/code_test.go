@@ -242,6 +242,18 @@ var codeCases = []struct {
 		want: []string{"1 : const fs = require('fs')", "2 add: const add = async (a, b) => a + b", "3 config: let config = {", "6 module.exports: module.exports = { add }"},
 	},
 	{
+		name: "javascript classes and objects given to module.exports", file: "a.cjs",
+		text: "module.exports = class Minipass extends Stream {\n  write(chunk) {}\n}\nmodule.exports = cls => class Reifier extends cls {\n  #reify() {}\n}\n" +
+			"exports.Parser = class extends Base {\n  parse() {}\n}\nmodule.exports = {\n  parse (text) {},\n  name: 'x',\n}\nexport default {\n  data() {},\n}\n",
+		want: []string{
+			"1 Minipass: module.exports = class Minipass extends Stream {", "2 Minipass.write: write(chunk) {}",
+			"4 Reifier: module.exports = cls => class Reifier extends cls {", "5 Reifier.#reify: #reify() {}",
+			"7 exports.Parser: exports.Parser = class extends Base {", "8 exports.Parser.parse: parse() {}",
+			"10 module.exports: module.exports = {", "11 module.exports.parse: parse (text) {},",
+			"14 default: export default {", "15 default.data: data() {},",
+		},
+	},
+	{
 		name: "typescript class members", file: "a.tsx",
 		text: "export abstract class Store<T> {\n  static #count = 0;\n  private cache = new Map<string, T>();\n  protected abstract load<K>(key: K): Promise<T>;\n  get size(): number { return 0 }\n  onChange = (e: Event) => {}\n  if (x) {}\n}\ntype Id = string | number;\n",
 		want: []string{
