@@ -274,12 +274,26 @@ func scanCode(text, lang string) []codeLine {
 		multi     bool   // the open string may span lines
 		raw       bool
 	)
+	// opens marks the bytes that may start a comment or string; most bytes of code do not,
+	// and skipping them quickly keeps the scan near the speed of reading the text.
+	var opens [256]bool
+	opens[syn.lineComment[0]], opens['/'], opens['\n'] = true, syn.block, true
+	for _, q := range syn.quotes {
+		opens[q.delim[0]] = true
+	}
+	if syn.rust {
+		opens['r'], opens['b'], opens['\''] = true, true, true
+	}
 	newLine := func(start int) codeLine {
 		return codeLine{start: start, inComment: inComment, inString: quote != "" && multi}
 	}
 	cur := newLine(0)
 	for i := 0; i < len(text); {
 		c := text[i]
+		if !opens[c] && !inComment && quote == "" {
+			i++
+			continue
+		}
 		if c == '\n' {
 			if quote != "" && !multi {
 				quote = ""
@@ -532,7 +546,6 @@ var (
 	goFunc = regexp.MustCompile(`^func\s*(?:\(\s*(?:` + ident + `\s+)?\*?\s*(` + ident + `)[^)]*\)\s*)?(` + ident + `)`)
 	goGen  = regexp.MustCompile(`^(?:type|var|const)\s+(` + ident + `)`)
 
-	cCall   = regexp.MustCompile(`((?:` + ident + `::)*~?` + ident + `)\s*\($`)
 	cTag    = regexp.MustCompile(`\b(struct|union|enum|class|namespace)\b((?:\s*` + ident + `)*)\s*(?::[^{]*)?$`)
 	cDefine = regexp.MustCompile(`^#\s*define\s+(` + ident + `)`)
 	cClose  = regexp.MustCompile(`^\}\s*(` + ident + `)`)
@@ -829,18 +842,19 @@ func cPrototypeName(head string) string {
 // parameters.
 func cFunctionName(head string) (name string, typed bool) {
 	head = dropCAttributes(head)
-	var calls []int // the starts of the names before parentheses at depth 0
+	type call struct{ at, end int } // the name before parentheses at depth 0
+	var calls []call
 	depth := 0
 	for i := 0; i < len(head); i++ {
 		switch head[i] {
 		case '(':
 			if depth == 0 {
-				m := cCall.FindStringSubmatchIndex(head[:i+1])
-				if m == nil {
+				at, end := cNameBefore(head, i)
+				if at == end {
 					// "int (*handler)(int)": a pointer to a function, or a cast.
 					return "", false
 				}
-				calls = append(calls, m[2])
+				calls = append(calls, call{at, end})
 			}
 			depth++
 		case ')':
@@ -851,9 +865,8 @@ func cFunctionName(head string) (name string, typed bool) {
 			}
 		}
 	}
-	for k, at := range calls {
-		m := cCall.FindStringSubmatch(head[:strings.IndexByte(head[at:], '(')+at+1])
-		name, rest := m[1], strings.TrimSpace(head[:at])
+	for k, c := range calls {
+		name, rest := head[c.at:c.end], strings.TrimSpace(head[:c.at])
 		switch {
 		case isKeyword(name) || isCType(name):
 			return "", false
@@ -868,12 +881,29 @@ func cFunctionName(head string) (name string, typed bool) {
 		if strings.HasPrefix(rest, "typedef") || strings.ContainsAny(rest, "()") {
 			return "", false
 		}
-		if p := cCall.FindStringSubmatch(rest + "("); p != nil && !isCType(p[1]) && !isKeyword(p[1]) {
-			return p[1], strings.TrimSpace(strings.TrimSuffix(rest, p[1])) != ""
+		if at, end := cNameBefore(rest, len(rest)); at < end && !isCType(rest[at:end]) && !isKeyword(rest[at:end]) {
+			return rest[at:end], strings.TrimSpace(rest[:at]) != ""
 		}
 		return name, rest != ""
 	}
 	return "", false
+}
+
+// cNameBefore returns the span of the name that ends right before s[i], white space
+// between them allowed: "area" in "int area (", "Shape::area" and "~Shape" in C++. The
+// span is empty if no name is there.
+func cNameBefore(s string, i int) (start, end int) {
+	end = len(strings.TrimRight(s[:i], " \t"))
+	start = end
+	for start > 0 && (isIdentByte(s[start-1]) || s[start-1] == ':' || s[start-1] == '~' || s[start-1] == '$') {
+		start--
+	}
+	// The name starts with a letter, "_" or "~": not with a digit, nor with the "::" left
+	// of it by template arguments ("Base<T>::size" is named "size").
+	for start < end && (s[start] == ':' || s[start] >= '0' && s[start] <= '9') {
+		start++
+	}
+	return start, end
 }
 
 // isMacroName reports a name in capitals, as C macros are written: STACK_OF, OF, DEFINE_X.

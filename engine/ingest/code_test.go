@@ -278,8 +278,9 @@ var codeCases = []struct {
 	},
 	{
 		name: "c comment at the margin, K&R and GNU styles, C++ methods", file: "a.cpp",
-		text: "/*\nint hidden(void) {\n*/\n\nstatic int\nshown(int x)\n{\n\treturn x;\n}\n\nint Shape::area() const {\n\treturn 0;\n}\nstruct ALIGNED point final : base { int x, y; };\nextern \"C\" {\nvoid g(void);\n}\n",
-		want: []string{"1 : /*", "5 shown: static int", "11 Shape::area: int Shape::area() const {", "14 point: struct ALIGNED point final : base { int x, y; };", "16 g: void g(void);"},
+		text: "/*\nint hidden(void) {\n*/\n\nstatic int\nshown(int x)\n{\n\treturn x;\n}\n\nint Shape::area() const {\n\treturn 0;\n}\ntemplate <class T> size_t Vec<T>::size() const {}\nShape::~Shape() {}\nstruct ALIGNED point final : base { int x, y; };\nextern \"C\" {\nvoid g(void);\n}\n",
+		want: []string{"1 : /*", "5 shown: static int", "11 Shape::area: int Shape::area() const {", "14 size: template <class T> size_t Vec<T>::size() const {}", "15 Shape::~Shape: Shape::~Shape() {}",
+			"16 point: struct ALIGNED point final : base { int x, y; };", "18 g: void g(void);"},
 	},
 	{
 		name: "c macros are declarations; macro calls and function pointers are no functions", file: "a.h",
