@@ -126,7 +126,7 @@ func TestKBAddEveryText(t *testing.T) {
 		{"quetzal", "README", 3, ""},
 		{"ocelot", "NEWS", 3, ""},
 		{"axolotl", "guide.rst", 4, ""},
-		{"pangolinCount", "main.go", 3, ""},
+		{"pangolinCount", "main.go", 3, "package main, pangolinCount"},
 		{"brûlée", "menu.html", 0, ""},
 		{"杭州办公室", "会议.txt", 3, ""},
 		{"繁體中文", "說明.txt", 3, ""},

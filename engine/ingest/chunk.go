@@ -24,6 +24,10 @@ type layout struct {
 	front    [2]int
 	hasFront bool
 	verbatim [][2]int
+	// lineCuts cuts a paragraph that is too long at a line end before a sentence end, and
+	// starts its overlap at a line: in code, a full stop in a comment is no seam, and a
+	// chunk that starts mid-statement reads badly.
+	lineCuts bool
 }
 
 // SplitChunks cuts text into chunks of at most lim.ChunkMaxRunes runes. format "markdown"
@@ -149,7 +153,7 @@ func chunkLayout(text string, lay layout, lim Limits) []Chunk {
 				if b := lastBreak(lay.breaks, fresh, limit); b > 0 {
 					e = b
 				} else {
-					e, inParagraph = lastCut(text, fresh, limit, sec.end), true
+					e, inParagraph = lastCut(text, fresh, limit, sec.end, lay.lineCuts), true
 				}
 			}
 			end := s + len(strings.TrimRightFunc(text[s:e], unicode.IsSpace))
@@ -164,7 +168,7 @@ func chunkLayout(text string, lay layout, lim Limits) []Chunk {
 			})
 			prevEnd, s = e, e
 			if inParagraph {
-				s = overlapStart(text, chunks[len(chunks)-1].ByteStart, e, overlap)
+				s = overlapStart(text, chunks[len(chunks)-1].ByteStart, e, overlap, lay.lineCuts)
 			}
 		}
 	}
@@ -205,7 +209,11 @@ func lastBreak(breaks []int, from, limit int) int {
 
 // lastCut picks where to end a chunk inside a paragraph: the last sentence end, else line
 // break, else space in (from, limit], else limit itself, which is always a rune boundary.
-func lastCut(text string, from, limit, end int) int {
+// With lines, a line break comes before a sentence end.
+func lastCut(text string, from, limit, end int, lines bool) int {
+	if i := strings.LastIndexByte(text[from:limit], '\n'); lines && i > 0 {
+		return from + i
+	}
 	sentence := 0
 	for pos := from; pos < limit; {
 		r, size := utf8.DecodeRuneInString(text[pos:limit])
@@ -245,8 +253,9 @@ func endsSentence(text string, r rune, pos, end int) bool {
 
 // overlapStart returns where the chunk after [s, e) should start so that it repeats up to
 // overlap runes of it, preferring to begin at a sentence, then a word. The overlap is at most
-// half the chunk so that the next start always moves forward.
-func overlapStart(text string, s, e, overlap int) int {
+// half the chunk so that the next start always moves forward. With lines, it begins at a
+// line if one starts in the overlap.
+func overlapStart(text string, s, e, overlap int, lines bool) int {
 	n := min(overlap, utf8.RuneCountInString(text[s:e])/2)
 	if n == 0 {
 		return e
@@ -255,6 +264,9 @@ func overlapStart(text string, s, e, overlap int) int {
 	for ; n > 0; n-- {
 		_, size := utf8.DecodeLastRuneInString(text[s:q])
 		q -= size
+	}
+	if i := strings.IndexByte(text[q:e], '\n'); lines && i >= 0 && q+i+1 < e {
+		return q + i + 1
 	}
 	for pos := q; pos < e; {
 		r, size := utf8.DecodeRuneInString(text[pos:e])

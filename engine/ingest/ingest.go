@@ -4,10 +4,10 @@
 // it knows nothing of the store or of ranking.
 //
 // Every chunk points back into Document.Text by byte span and line numbers, so a search hit
-// can show exactly where it came from. For Markdown and plain text, Document.Text is the file
-// itself after decoding it to UTF-8 (from whatever encoding it was saved in), removing a
-// byte order mark, turning CRLF into LF and NFC normalization, so the line numbers are the
-// file's own.
+// can show exactly where it came from. For Markdown, plain text and source code,
+// Document.Text is the file itself after decoding it to UTF-8 (from whatever encoding it was
+// saved in), removing a byte order mark, turning CRLF into LF and NFC normalization, so the
+// line numbers are the file's own.
 package ingest
 
 import (
@@ -92,7 +92,7 @@ type Document struct {
 	// document Title metadata, else the file name.
 	Title  string
 	Dated  time.Time // when the text was written, from the file's own content; zero when unknown
-	Format string    // "markdown", "text", "html", "pdf", "docx", "odt" or "epub"
+	Format string    // "markdown", "text", "code", "html", "pdf", "docx", "odt" or "epub"
 	// Encoding is what the file's bytes were decoded from: UTF8, or a legacy encoding such
 	// as "GB18030" or "windows-1252" that an import report should mention. "" for PDF.
 	Encoding string
@@ -167,6 +167,10 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 			return Document{}, fmt.Errorf("%q holds a file that is not text: %w", filepath.Base(path), err)
 		}
 	}
+	lang := codeLanguage(name)
+	if format == "text" && lang != "" {
+		format = formatCode // text in a language whose declarations cut it (code.go)
+	}
 	doc := Document{Path: path, Format: format, Hash: hex.EncodeToString(sum[:])}
 
 	// Extraction errors start with a verb phrase, so the file name can go first.
@@ -194,9 +198,16 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		if err != nil {
 			break
 		}
-		// Only plain text: a file named .md was written by a person for reading.
-		if why := generatedReason(doc.Text); format == "text" && why != "" {
-			err = fmt.Errorf("is generated or minified, not prose (%s); not imported: %w", why, ErrGenerated)
+		// Plain text and code (a minified .js is code by its name); a file named .md was
+		// written by a person for reading.
+		if format != "markdown" {
+			if why := generatedReason(doc.Text); why != "" {
+				err = fmt.Errorf("is generated or minified, not prose (%s); not imported: %w", why, ErrGenerated)
+				break
+			}
+		}
+		if format == formatCode {
+			lay = codeLayout(doc.Text, lang, lim.ChunkMaxRunes)
 			break
 		}
 		lay = scanLayout(doc.Text, format == "markdown")
@@ -226,7 +237,7 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 // what the text is ("main.go", "guide.rst").
 func fallbackTitle(path, format string) string {
 	base, ext := filepath.Base(path), strings.ToLower(filepath.Ext(path))
-	if format == "text" && ext != ".txt" && ext != ".text" {
+	if format == formatCode || format == "text" && ext != ".txt" && ext != ".text" {
 		return base
 	}
 	return strings.TrimSuffix(base, filepath.Ext(path))
