@@ -42,6 +42,7 @@ var migrations = []migration{
 	{name: "the time a fact last changed, as the time since it was written", sql: schemaUpdatedAfter},
 	{name: "statement keys of 32 bits", then: narrowStatementKeys},
 	{name: "knowledge chunks without entities", sql: schemaChunksNoEntities, then: dropUnusedEntityNames},
+	{name: "the time a document was written, from its own content", sql: schemaDocumentsWritten},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1054,3 +1055,11 @@ func dropUnusedEntityNames(ctx context.Context, tx *sql.Tx) error {
 	_, err = tx.ExecContext(ctx, `DELETE FROM entity_names WHERE id NOT IN (SELECT value FROM json_each(?))`, int64sJSON(used))
 	return err
 }
+
+// schemaDocumentsWritten gives a document the time its text was written when the text itself
+// says so (a chat export's conversation, a note's front matter), in Unix milliseconds; NULL
+// when it does not. Date filters read it before the import time, which only says when the
+// file reached memdesk.
+const schemaDocumentsWritten = `
+ALTER TABLE documents ADD COLUMN written_at INTEGER;
+`
