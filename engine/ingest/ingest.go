@@ -93,6 +93,13 @@ type Document struct {
 	Text     string // valid UTF-8, NFC, no NUL; the text the chunks point into
 	Hash     string // hex SHA-256 of the raw file bytes
 	Chunks   []Chunk
+	// Dated is when the text was written, from the file's own content; zero when unknown.
+	Dated time.Time `json:",omitzero"`
+	// Conversations are the documents of a chat export (Format FormatChatGPT or FormatClaude),
+	// one per conversation, each with a Path of its own under the file's (see chat.go); the
+	// export itself then has no Text or Chunks. Dated and Conversations are left out of JSON
+	// when empty, so the golden files of every other format stay as they were.
+	Conversations []Document `json:",omitempty"`
 }
 
 // Parser reads files into Documents. It owns the PDFium runtime that PDFs need, started on
@@ -177,6 +184,9 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		}
 	default:
 		if doc.Text, doc.Encoding, err = DecodeText(data, false); err == nil {
+			if kind := chatExportKind(doc.Text); kind != "" && format == "text" {
+				return chatExport(doc, name, kind, lim)
+			}
 			lay = scanLayout(doc.Text, format == "markdown")
 			doc.Title = lay.title
 		}
