@@ -1,17 +1,23 @@
 package engine
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
 
-// copyFixture copies an ingest fixture into dir under the name it has there.
+// copyFixture copies an ingest fixture into dir under the name it has there; a name ending
+// in .zip is written as a ZIP holding the fixture, as the chat apps hand an export over.
 func copyFixture(t *testing.T, fixture, dir string) string {
 	t.Helper()
+	zipped := strings.HasSuffix(fixture, ".zip")
+	fixture = strings.TrimSuffix(fixture, ".zip")
 	data, err := os.ReadFile(filepath.Join("ingest", "testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
@@ -20,6 +26,23 @@ func copyFixture(t *testing.T, fixture, dir string) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, filepath.Base(fixture))
+	if zipped {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for name, member := range map[string][]byte{"conversations.json": data, "users.json": []byte(`[{"uuid":"u"}]`)} {
+			w, err := zw.Create(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(member); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data, path = buf.Bytes(), filepath.Join(dir, "data-2024-05-01.zip")
+	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +71,8 @@ func TestKBChatExports(t *testing.T) {
 		{"chatgpt chinese", "chatgpt/conversations.json", "周末去杭州的行程", "北山街", time.Date(2024, 3, 2, 0, 0, 0, 0, time.UTC), 2},
 		{"claude english", "claude/conversations.json", "Postgres vacuum tuning", "dead tuples pile up", time.Date(2024, 1, 9, 0, 0, 0, 0, time.UTC), 2},
 		{"claude chinese", "claude/conversations.json", "给奶奶的生日礼物", "紫砂花盆", time.Date(2023, 6, 18, 0, 0, 0, 0, time.UTC), 2},
+		{"claude zipped", "claude/conversations.json.zip", "Postgres vacuum tuning", "dead tuples pile up", time.Date(2024, 1, 9, 0, 0, 0, 0, time.UTC), 2},
+		{"chatgpt zipped", "chatgpt/conversations.json.zip", "周末去杭州的行程", "北山街", time.Date(2024, 3, 2, 0, 0, 0, 0, time.UTC), 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

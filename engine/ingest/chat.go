@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gabriel-vasile/mimetype"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -130,6 +132,52 @@ func chatExport(file Document, name, kind string, lim Limits) (Document, error) 
 	return file, nil
 }
 
+// formatZip is a .zip file, which is read only for a chat export inside it: both apps hand
+// their export over as a ZIP holding conversations.json (with users.json, chat.html, images).
+const formatZip = "zip"
+
+// chatExportName is the member of an export's ZIP that holds the conversations.
+const chatExportName = "conversations.json"
+
+// chatExportZip reads the chat export inside the ZIP file doc, of bytes data. Any other ZIP
+// is refused as before, with the reason an archive always had ("compressed archive (zip):
+// not imported"), so only a chat export's ZIP changes what an import does. The member may
+// inflate to the size limit of a plain file, and no further: archive/zip never reads past
+// the size a header gives, and zipDoc refuses a header over the budget before inflating.
+func chatExportZip(doc Document, data []byte, lim Limits) (Document, error) {
+	notExport := notText(describeBinary(mimetype.Detect(data[:min(len(data), sniffBytes)])))
+	z, err := openZipDoc(data, lim.MaxFileBytes)
+	if err != nil {
+		return Document{}, notExport
+	}
+	member := ""
+	for _, f := range z.zr.File {
+		// At the top, as both apps write it, or in the folder an unzip and re-zip adds.
+		if path.Base(f.Name) == chatExportName && (member == "" || len(f.Name) < len(member)) {
+			member = f.Name
+		}
+	}
+	if member == "" {
+		return Document{}, notExport
+	}
+	inner, err := z.read(member)
+	if errors.Is(err, errExpandsTooFar) {
+		return Document{}, fmt.Errorf("%q holds a %s over the %s limit; unpack it and raise the limit: %w",
+			filepath.Base(doc.Path), chatExportName, byteSize(lim.MaxFileBytes), ErrTooLarge)
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("%q holds a %s that cannot be read (%v); unpack it and import that file: %w",
+			filepath.Base(doc.Path), chatExportName, err, ErrUnsupported)
+	}
+	text, _, err := DecodeText(inner, false)
+	kind := chatExportKind(text)
+	if err != nil || kind == "" {
+		return Document{}, notExport
+	}
+	doc.Text = text
+	return chatExport(doc, doc.Path, kind, lim)
+}
+
 func exportName(kind string) string {
 	if kind == FormatClaude {
 		return "Claude"
@@ -174,7 +222,7 @@ func safePathElement(s string) bool {
 //	…
 //
 // Each turn is a section, so no chunk mixes two speakers; a long turn is cut at its
-// paragraphs like any text. The heading of a turn's chunks names the conversation and the
+// paragraphs like any text. The title opens the first turn's section. The heading of a turn's chunks names the conversation and the
 // speaker. Times are UTC, as the exports give them: the text must not depend on where it is
 // imported, or the same export would hash differently on two machines.
 func conversationDocument(path, kind string, c conversation, lim Limits) Document {
@@ -189,9 +237,12 @@ func conversationDocument(path, kind string, c conversation, lim Limits) Documen
 	b.WriteString(title)
 	b.WriteString("\n")
 	var lay layout
-	for _, t := range c.turns {
+	for i, t := range c.turns {
 		b.WriteString("\n")
 		start := b.Len()
+		if i == 0 {
+			start = 0 // the title goes with the first turn, so its words are found too
+		}
 		head := t.speaker
 		if !t.at.IsZero() {
 			head += " · " + t.at.UTC().Format("2006-01-02 15:04 MST")

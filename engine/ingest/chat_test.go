@@ -19,7 +19,7 @@ type wantConversation struct {
 	path    string // under the file's path
 	title   string
 	dated   time.Time
-	turns   []string // each chunk's first line: speaker and time
+	turns   []string // each chunk's first line after the title: speaker and time
 	has     []string // phrases the text holds
 	hasNot  []string // phrases it must not
 	heading string   // the first chunk's heading
@@ -104,7 +104,7 @@ func TestParseChatExports(t *testing.T) {
 				}
 				var turns []string
 				for _, ch := range c.Chunks {
-					first, _, _ := strings.Cut(ch.Text, "\n")
+					first, _, _ := strings.Cut(strings.TrimPrefix(ch.Text, w.title+"\n\n"), "\n")
 					turns = append(turns, first)
 				}
 				if diff := cmp.Diff(w.turns, turns); diff != "" {
@@ -280,16 +280,75 @@ func FuzzChatExport(f *testing.F) {
 	}
 	f.Add([]byte(`[{"mapping":{"a":{"message":null,"parent":"a","children":["a"]}},"current_node":"a"}]`))
 	f.Add([]byte(`[{"chat_messages":[{"sender":"human","text":"\r\n\u0000x","created_at":"2024-13-01"}]}]`))
+	// The chat readers directly: through Parse, an input the fuzzer turns into a PDF would
+	// start PDFium for every run (FuzzParse covers that path with a Parser of its own).
+	lim := Limits{ChunkMaxRunes: 120}.withDefaults()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := Parse("conversations.json", data, Limits{ChunkMaxRunes: 120})
+		check := func(docs []Document) {
+			for _, c := range docs {
+				checkChunkSpans(t, c)
+				checkChunks(t, c.Text, c.Chunks, lim)
+				if ConversationFile(c.Path) != "conversations.json" && ConversationFile(c.Path) != "export.zip" {
+					t.Fatalf("conversation path %q is not under its file", c.Path)
+				}
+			}
+		}
+		if doc, err := chatExportZip(Document{Path: "export.zip"}, zipOf(t, [2]string{"conversations.json", string(data)}), lim); err == nil {
+			check(doc.Conversations)
+		}
+		text, _, err := DecodeText(data, false)
 		if err != nil {
 			return
 		}
-		for _, c := range doc.Conversations {
-			checkChunkSpans(t, c)
-			if ConversationFile(c.Path) != "conversations.json" {
-				t.Fatalf("conversation path %q is not under the file", c.Path)
+		if kind := chatExportKind(text); kind != "" {
+			if docs, err := chatDocuments("conversations.json", kind, text, lim); err == nil {
+				check(docs)
 			}
 		}
 	})
+}
+
+// TestChatExportZip reads the export as the apps hand it over, a ZIP; any other ZIP is still
+// refused as an archive.
+func TestChatExportZip(t *testing.T) {
+	data, err := os.ReadFile("testdata/chatgpt/conversations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := string(data)
+	tests := []struct {
+		name    string
+		members [][2]string
+		lim     Limits
+		convs   int
+		is      error
+		want    string // in the error
+	}{
+		{"chatgpt export", [][2]string{{"chat.html", "<html></html>"}, {"conversations.json", export},
+			{"user.json", `{"id":"user-1"}`}, {"file-abc.png", "\x89PNG"}}, Limits{}, 2, nil, ""},
+		{"re-zipped in a folder", [][2]string{{"export/conversations.json", export}}, Limits{}, 2, nil, ""},
+		{"other archive", [][2]string{{"notes.txt", "zipped notes"}}, Limits{}, 0, ErrBinary, "compressed archive (zip): not imported"},
+		{"other conversations.json", [][2]string{{"conversations.json", `[{"id":1}]`}}, Limits{}, 0, ErrBinary, "compressed archive (zip): not imported"},
+		{"over the limit", [][2]string{{"conversations.json", export}}, Limits{MaxFileBytes: 4 << 10}, 0, ErrTooLarge, "over the 4 KB limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := Parse("/x/export.zip", zipOf(t, tt.members...), tt.lim)
+			if tt.is != nil {
+				if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("got %d conversations, error %v; want %v saying %q", len(doc.Conversations), err, tt.is, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Conversations) != tt.convs || ConversationFile(doc.Conversations[0].Path) != "/x/export.zip" {
+				t.Fatalf("got %d conversations (first at %q), want %d under the ZIP's path", len(doc.Conversations), doc.Conversations[0].Path, tt.convs)
+			}
+			for _, c := range doc.Conversations {
+				checkChunkSpans(t, c)
+			}
+		})
+	}
 }

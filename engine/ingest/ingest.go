@@ -178,6 +178,8 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		if doc.Text, doc.Title, lay, err = officeText(format, data, budget); err != nil {
 			err = unreadableContainer(format, err, budget)
 		}
+	case formatZip:
+		return chatExportZip(doc, data, lim)
 	case "html":
 		if doc.Text, doc.Encoding, err = DecodeText(data, true); err == nil {
 			doc.Text, doc.Title, lay = htmlText(doc.Text)
