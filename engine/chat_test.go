@@ -246,3 +246,24 @@ func TestWatchChatExport(t *testing.T) {
 		return err == nil && len(list.Documents) == 0
 	})
 }
+
+// TestKBRemovePathOfGoneFolder: removing the path of a folder that is gone is not taken for
+// removing a chat export: the files it held stay until removed one by one, as before.
+func TestKBRemovePathOfGoneFolder(t *testing.T) {
+	ctx := context.Background()
+	e := openTestEngine(t)
+	dir := filepath.Join(mustReal(t, t.TempDir()), "notes")
+	writeFile(t, filepath.Join(dir, "heron.md"), "The heron nests by the weir.\n")
+	if _, err := e.KBAdd(ctx, KBAddRequest{Paths: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.KBRemovePath(ctx, "", dir); err == nil {
+		t.Errorf("KBRemovePath(gone folder) = %+v, want not found", res)
+	}
+	if got := len(knowledgeHits(t, e, "heron")); got != 1 {
+		t.Errorf("after removing a gone folder's path, %d hits for its file, want it kept", got)
+	}
+}

@@ -421,6 +421,19 @@ func (e *Engine) removeConversations(ctx context.Context, space, path string, no
 	if len(convs) == 0 {
 		return KBRemovePathResult{}, notFound
 	}
+	for p, id := range convs {
+		// A folder that is gone holds files at such paths too; those are not this request's.
+		d, err := e.st.Document(ctx, id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return KBRemovePathResult{}, err
+		}
+		if err == nil && !ingest.IsConversation(d.Format) {
+			delete(convs, p)
+		}
+	}
+	if len(convs) == 0 {
+		return KBRemovePathResult{}, notFound
+	}
 	res := KBRemovePathResult{Path: path}
 	for p := range convs {
 		_, gone, err := e.st.RemovePath(ctx, space, p)
