@@ -220,7 +220,8 @@ func TestKBChatExportChanges(t *testing.T) {
 }
 
 // TestWatchChatExport: a watched folder's chat export imports its conversations, a rescan
-// passes the unchanged export over and keeps them, and deleting the export takes them out.
+// passes the unchanged export over and keeps them, and saving something else over the
+// export or deleting it takes them out.
 func TestWatchChatExport(t *testing.T) {
 	e := openTestEngine(t)
 	dir := mustReal(t, t.TempDir())
@@ -238,6 +239,14 @@ func TestWatchChatExport(t *testing.T) {
 	for _, ev := range events() {
 		t.Errorf("the rescan of an unchanged export did %+v, want nothing", ev)
 	}
+	// Saved over with something that is no document: its conversations are not what it holds.
+	writeFile(t, path, "\x00\x01binary\x00")
+	waitFor(t, "conversations of an export saved over with a binary file gone", func() bool {
+		list, err := e.KBList(context.Background(), "")
+		return err == nil && len(list.Documents) == 0
+	})
+	path = copyFixture(t, "claude/conversations.json", dir)
+	waitFor(t, "export written back imported again", func() bool { return len(knowledgeHits(t, e, "dead tuples")) == 1 })
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}

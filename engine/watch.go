@@ -357,8 +357,9 @@ func (w *folderWatch) importPath(ctx context.Context, path string, info fs.FileI
 		}
 	case ImportSkipped:
 		// No longer a document memdesk reads (too large, binary, a link out): what was stored
-		// for this path is not what it holds now. A failed read keeps it until the next try.
-		w.remove(ctx, path)
+		// for this path is not what it holds now, a chat export's conversations under it
+		// included. A failed read keeps it until the next try.
+		w.removeTree(ctx, path)
 	}
 }
 
