@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -51,6 +52,9 @@ type ImportedFile struct {
 	// Encoding names the legacy encoding the file was decoded from ("GB18030",
 	// "windows-1252"), so a person can check the text came out right; empty for UTF-8.
 	Encoding string `json:"encoding,omitempty"`
+	// Conversations is how many conversations a chat export holds, each imported as a
+	// document of its own (DocID is then 0 and Chunks their sum); 0 for any other file.
+	Conversations int `json:"conversations,omitempty"`
 	// Conflicts are gathered into KBAddResult.Conflicts.
 	Conflicts []KBConflict `json:"-"`
 	// storeErr is why the store refused the file, when it did.
@@ -163,13 +167,22 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 		}
 		return ImportedFile{Path: path, Outcome: outcome, Reason: err.Error()}
 	}
+	if doc.Conversations != nil {
+		return e.importConversations(ctx, space, path, doc.Conversations)
+	}
+	return e.storeDocument(ctx, space, doc)
+}
+
+// storeDocument stores one parsed document at its path.
+func (e *Engine) storeDocument(ctx context.Context, space string, doc ingest.Document) ImportedFile {
+	path := doc.Path
 	// An unchanged file is answered before it is written: PutDocument checks the hash again
 	// inside its transaction, so a file changed in between is still stored.
 	if id, hash, err := e.st.DocumentHash(ctx, space, path); err == nil && hash == doc.Hash {
 		return ImportedFile{Path: path, DocID: id, Outcome: ImportUnchanged, Chunks: len(doc.Chunks)}
 	}
 	in := store.DocumentInput{Space: space, Path: path, Title: doc.Title, Format: doc.Format,
-		Hash: doc.Hash, Bytes: int64(len(doc.Text))}
+		Hash: doc.Hash, Bytes: int64(len(doc.Text)), Written: doc.Dated}
 	for _, c := range doc.Chunks {
 		in.Chunks = append(in.Chunks, store.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
 			ByteStart: c.ByteStart, ByteEnd: c.ByteEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
@@ -202,6 +215,71 @@ func (e *Engine) importFile(ctx context.Context, space, root, path string) Impor
 	return f
 }
 
+// importConversations stores each conversation of the chat export at path as a document of
+// its own, at a path under the file's, and takes out the conversations an earlier import of
+// the file stored that it no longer holds (deleted in the chat app since). Each conversation
+// is stored whole or not at all, as a file is; the export was read whole before the first is
+// stored, so a damaged export stores none. The file's outcome sums theirs: unchanged when
+// every conversation is, added when the file had none stored before, updated otherwise.
+func (e *Engine) importConversations(ctx context.Context, space, path string, convs []ingest.Document) ImportedFile {
+	held, err := e.conversationsOf(ctx, space, path)
+	if err != nil {
+		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err}
+	}
+	// A file imported as text before memdesk read chat exports is one document at the file's
+	// own path; its conversations replace it.
+	asText, _, err := e.st.DocumentHash(ctx, space, path)
+	if err != nil {
+		return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err}
+	}
+	file := ImportedFile{Path: path, Outcome: ImportUnchanged, Conversations: len(convs)}
+	if len(held) == 0 && asText == 0 {
+		file.Outcome = ImportAdded
+	}
+	changed := false
+	for _, c := range convs {
+		f := e.storeDocument(ctx, space, c)
+		if f.Outcome == ImportFailed {
+			// The conversations stored so far are whole; the next import finishes the rest.
+			f.Path, f.DocID, f.Conversations = path, 0, len(convs)
+			f.Reason = fmt.Sprintf("conversation %q: %s", c.Title, f.Reason)
+			return f
+		}
+		file.Chunks += f.Chunks
+		file.Conflicts = append(file.Conflicts, f.Conflicts...)
+		changed = changed || f.Outcome != ImportUnchanged
+		delete(held, c.Path)
+	}
+	if asText != 0 {
+		held[path] = asText
+	}
+	for p := range held {
+		if _, _, err := e.st.RemovePath(ctx, space, p); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return ImportedFile{Path: path, Outcome: ImportFailed, Reason: err.Error(), storeErr: err, Conversations: len(convs)}
+		}
+		changed = true
+	}
+	if changed && file.Outcome == ImportUnchanged {
+		file.Outcome = ImportUpdated
+	}
+	return file
+}
+
+// conversationsOf returns the paths of space under the chat export at path: its
+// conversations, by path, with the documents that hold them.
+func (e *Engine) conversationsOf(ctx context.Context, space, path string) (map[string]int64, error) {
+	under, err := e.st.PathsUnder(ctx, space, path)
+	if err != nil {
+		return nil, err
+	}
+	for p := range under {
+		if ingest.ConversationFile(p) != path {
+			delete(under, p)
+		}
+	}
+	return under, nil
+}
+
 // isSkippable tells files that are not documents (skipped) from documents that broke (failed).
 func isSkippable(err error) bool {
 	for _, target := range []error{ingest.ErrUnsupported, ingest.ErrTooLarge, ingest.ErrBinary, ingest.ErrGenerated,
@@ -223,6 +301,12 @@ type DocumentView struct {
 	Format     string    `json:"format"`
 	Bytes      int64     `json:"bytes"`
 	ImportedAt time.Time `json:"imported_at"`
+	// Written is when the text was written, as its own content says (a chat conversation's
+	// start); nil when it does not say. Date filters read it before ImportedAt.
+	Written *time.Time `json:"written,omitempty"`
+	// File is the file on disk that holds the document: Path itself, or for a conversation of
+	// a chat export the export, since Path names the conversation under it.
+	File string `json:"file"`
 	// Copies are the other paths whose files have the same bytes, by path.
 	Copies []string `json:"copies,omitempty"`
 }
@@ -270,8 +354,21 @@ func (e *Engine) KBWatched(ctx context.Context, space string) ([]WatchedFolder, 
 }
 
 func documentView(d store.Document) DocumentView {
-	return DocumentView{ID: d.ID, Path: d.Path, Title: d.Title, Chunks: d.Chunks, Space: d.Space,
-		Format: d.Format, Bytes: d.Bytes, ImportedAt: d.ImportedAt.UTC(), Copies: d.Copies}
+	v := DocumentView{ID: d.ID, Path: d.Path, Title: d.Title, Chunks: d.Chunks, Space: d.Space,
+		Format: d.Format, Bytes: d.Bytes, ImportedAt: d.ImportedAt.UTC(), File: documentFile(d), Copies: d.Copies}
+	if !d.Written.IsZero() {
+		w := d.Written.UTC()
+		v.Written = &w
+	}
+	return v
+}
+
+// documentFile is the file on disk a document was read from.
+func documentFile(d store.Document) string {
+	if ingest.IsConversation(d.Format) {
+		return ingest.ConversationFile(d.Path)
+	}
+	return d.Path
 }
 
 // KBRemove removes a document, every path of it and its chunks from memdesk; the files on
@@ -288,6 +385,9 @@ type KBRemovePathResult struct {
 	// Removed is true when that was the document's last path, so the document left too;
 	// false when another copy still holds it.
 	Removed bool `json:"removed"`
+	// Conversations is how many conversations left with a chat export's path (DocID is then
+	// 0); Removed says whether any of their documents left with them.
+	Conversations int `json:"conversations,omitempty"`
 }
 
 // KBRemovePath takes one path out of a space ("" means "default"): the document stays while
@@ -307,10 +407,52 @@ func (e *Engine) KBRemovePath(ctx context.Context, space, path string) (KBRemove
 		abs = real
 	}
 	id, gone, err := e.st.RemovePath(ctx, space, abs)
+	if errors.Is(err, store.ErrNotFound) {
+		return e.removeConversations(ctx, space, abs, err)
+	}
 	if err != nil {
 		return KBRemovePathResult{}, err
 	}
 	return KBRemovePathResult{Path: abs, DocID: id, Removed: gone}, nil
+}
+
+// removeConversations takes out the conversations of the chat export at path, which no
+// document holds itself; notFound is the error when it holds none either. A folder's path
+// is left alone: its files are removed one by one, as before.
+func (e *Engine) removeConversations(ctx context.Context, space, path string, notFound error) (KBRemovePathResult, error) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return KBRemovePathResult{}, notFound
+	}
+	convs, err := e.conversationsOf(ctx, space, path)
+	if err != nil {
+		return KBRemovePathResult{}, err
+	}
+	if len(convs) == 0 {
+		return KBRemovePathResult{}, notFound
+	}
+	for p, id := range convs {
+		// A folder that is gone holds files at such paths too; those are not this request's.
+		d, err := e.st.Document(ctx, id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return KBRemovePathResult{}, err
+		}
+		if err == nil && !ingest.IsConversation(d.Format) {
+			delete(convs, p)
+		}
+	}
+	if len(convs) == 0 {
+		return KBRemovePathResult{}, notFound
+	}
+	res := KBRemovePathResult{Path: path}
+	for p := range convs {
+		_, gone, err := e.st.RemovePath(ctx, space, p)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return res, fmt.Errorf("remove the conversations of %s (%d of %d removed): %w", path, res.Conversations, len(convs), err)
+		}
+		res.Conversations++
+		res.Removed = res.Removed || gone
+	}
+	return res, nil
 }
 
 // KBReimport reads a document's file again: unchanged is a no-op, changed replaces its chunks.
@@ -319,6 +461,8 @@ func (e *Engine) KBReimport(ctx context.Context, docID int64) (ImportedFile, err
 	if err != nil {
 		return ImportedFile{}, err
 	}
+	// A conversation is read again from its export, with the export's other conversations.
+	d.Path = documentFile(d)
 	// Imports store resolved paths, so a path that resolves elsewhere now had a symbolic link
 	// swapped in after the import: following it could read any file this process can (as
 	// root, /etc/shadow), and would then serve it to agents.

@@ -135,7 +135,8 @@ func underFolder(path, folder string) bool {
 }
 
 // createdOf returns each gathered candidate's time, as the legs read it (a memory's when it
-// was written, a chunk's when its document was imported).
+// was written, a chunk's when its document was written where the document says so, as a
+// chat conversation does, else when it was imported).
 func createdOf(sources []*rank.Source) func(rank.Key) time.Time {
 	return func(k rank.Key) time.Time {
 		for _, src := range sources {

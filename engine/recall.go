@@ -35,7 +35,8 @@ type RecallRequest struct {
 	MeaningOnly bool `json:"meaning_only,omitempty"`
 	// noSuggestion skips the spelling suggestion: the recall that checks one makes none.
 	noSuggestion bool
-	// Since and Until keep the hits written (a memory) or imported (a document) in
+	// Since and Until keep the hits written (a memory, or a document that says when it was
+	// written, as a chat conversation does) or else imported (a document) in
 	// [Since, Until); zero is open. Unlike time words in the query, which are dropped with a
 	// note when they leave nothing, these always hold: they are what the person chose.
 	Since time.Time `json:"since,omitzero"`

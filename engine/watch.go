@@ -252,6 +252,13 @@ func (w *folderWatch) rescan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A chat export's conversations are held under the file's path (ingest.ConversationFile):
+	// the file counts as held through them, and they stay while the file does.
+	heldFiles := make(map[string]bool, len(held))
+	for p := range held {
+		heldFiles[p] = true
+		heldFiles[ingest.ConversationFile(p)] = true
+	}
 	present := map[string]bool{}
 	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -265,13 +272,15 @@ func (w *folderWatch) rescan(ctx context.Context) error {
 		if err != nil {
 			continue // gone since Discover; its event follows
 		}
-		if _, ok := held[c.Path]; ok && stamps[c.Path] == stampOf(info) {
+		if heldFiles[c.Path] && stamps[c.Path] == stampOf(info) {
 			continue
 		}
 		w.importPath(ctx, c.Path, info)
 	}
 	for path := range held {
-		if !present[path] {
+		// Only a file is present, never a folder: a path whose parent is present is a
+		// conversation of that file, and its import just now took out the stale ones.
+		if !present[path] && !present[ingest.ConversationFile(path)] {
 			w.remove(ctx, path)
 		}
 	}
@@ -348,8 +357,9 @@ func (w *folderWatch) importPath(ctx context.Context, path string, info fs.FileI
 		}
 	case ImportSkipped:
 		// No longer a document memdesk reads (too large, binary, a link out): what was stored
-		// for this path is not what it holds now. A failed read keeps it until the next try.
-		w.remove(ctx, path)
+		// for this path is not what it holds now, a chat export's conversations under it
+		// included. A failed read keeps it until the next try.
+		w.removeTree(ctx, path)
 	}
 }
 

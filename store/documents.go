@@ -18,7 +18,9 @@ type Document struct {
 	Hash       string
 	Bytes      int64
 	ImportedAt time.Time
-	Chunks     int // number of chunks; filled by ListDocuments
+	// Written is when the text was written, as its own content says; zero when unknown.
+	Written time.Time
+	Chunks  int // number of chunks; filled by ListDocuments
 	// Copies are the other paths whose files have the same bytes, by path.
 	Copies []string
 }
@@ -45,8 +47,10 @@ type DocumentInput struct {
 	Format string
 	Hash   string
 	Bytes  int64
-	Chunks []Chunk // ID and DocID are ignored
-	Links  []Link  // DocID is ignored
+	// Written is when the text was written, as its own content says; zero when unknown.
+	Written time.Time
+	Chunks  []Chunk // ID and DocID are ignored
+	Links   []Link  // DocID is ignored
 	// Aliases are the other names links may give the document, as LinkTargets is asked
 	// for them (the caller folds their case).
 	Aliases []string
@@ -106,8 +110,8 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 					return err
 				}
 				if _, err := tx.ExecContext(ctx,
-					`UPDATE documents SET title = ?, format = ?, hash = ?, bytes = ?, imported_at = ? WHERE id = ?`,
-					in.Title, in.Format, in.Hash, in.Bytes, nowMillis(), id); err != nil {
+					`UPDATE documents SET title = ?, format = ?, hash = ?, bytes = ?, written_at = ?, imported_at = ? WHERE id = ?`,
+					in.Title, in.Format, in.Hash, in.Bytes, writtenMillis(in.Written), nowMillis(), id); err != nil {
 					return err
 				}
 				if err := insertChunks(ctx, tx, id, in.Chunks); err != nil {
@@ -125,8 +129,8 @@ func (s *Store) PutDocument(ctx context.Context, in DocumentInput) (id int64, ou
 			}
 		}
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			in.Space, in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
+			`INSERT INTO documents(space, path, title, format, hash, bytes, written_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			in.Space, in.Path, in.Title, in.Format, in.Hash, in.Bytes, writtenMillis(in.Written), nowMillis())
 		if err != nil {
 			return err
 		}
@@ -169,17 +173,33 @@ func insertChunks(ctx context.Context, tx *sql.Tx, docID int64, chunks []Chunk) 
 	return nil
 }
 
-const documentColumns = `d.id, d.space, d.path, d.title, d.format, d.hash, d.bytes, d.imported_at`
+const documentColumns = `d.id, d.space, d.path, d.title, d.format, d.hash, d.bytes, d.imported_at, d.written_at`
+
+// documentTime is the time date filters and the newest-first order read for a document: when
+// it was written where its content says, else when it was imported.
+const documentTime = `COALESCE(d.written_at, d.imported_at)`
 
 func scanDocument(r rowScanner, extra ...any) (Document, error) {
 	var d Document
 	var imported int64
-	dest := append([]any{&d.ID, &d.Space, &d.Path, &d.Title, &d.Format, &d.Hash, &d.Bytes, &imported}, extra...)
+	var written sql.NullInt64
+	dest := append([]any{&d.ID, &d.Space, &d.Path, &d.Title, &d.Format, &d.Hash, &d.Bytes, &imported, &written}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return Document{}, err
 	}
 	d.ImportedAt = time.UnixMilli(imported)
+	if written.Valid {
+		d.Written = time.UnixMilli(written.Int64)
+	}
 	return d, nil
+}
+
+// writtenMillis is a document's written time as stored: NULL when unknown.
+func writtenMillis(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
 }
 
 // DocumentHash returns the id and content hash of the document at path in space; an empty

@@ -33,7 +33,7 @@ type Owner struct {
 // ownerSelect reads the owners of kind, without their text; the caller appends the WHERE.
 func ownerSelect(kind string) string {
 	if kind == KindChunk {
-		return `SELECT c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, NULL
+		return `SELECT c.id, d.space, ` + documentTime + `, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, NULL
 			FROM chunks c JOIN documents d ON d.id = c.doc_id`
 	}
 	return `SELECT f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active', f.entity_ids FROM facts f`
@@ -92,7 +92,7 @@ func (s *Store) OwnersByID(ctx context.Context, kind string, ids []int64) (map[i
 	q := `SELECT f.content, f.id, f.space, f.created_at, f.wlen, length(CAST(f.content AS BLOB)), f.status = 'active', f.entity_ids
 		FROM facts f WHERE f.id IN (SELECT value FROM json_each(?))`
 	if kind == KindChunk {
-		q = `SELECT c.text, c.id, d.space, d.imported_at, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, NULL
+		q = `SELECT c.text, c.id, d.space, ` + documentTime + `, c.wlen, length(CAST(c.text AS BLOB)), ` + notReserved + `, NULL
 			FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`
 	}
 	rows, err := s.db.QueryContext(ctx, q, int64sJSON(ids))

@@ -43,6 +43,7 @@ var migrations = []migration{
 	{name: "statement keys of 32 bits", then: narrowStatementKeys},
 	{name: "knowledge chunks without entities", sql: schemaChunksNoEntities, then: dropUnusedEntityNames},
 	{name: "wikilinks and aliases of Markdown documents", sql: schemaDocumentLinks},
+	{name: "the time a document was written, from its own content", sql: schemaDocumentsWritten},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1089,4 +1090,12 @@ DELETE FROM file_stamps WHERE EXISTS (SELECT 1 FROM documents d
 	OR EXISTS (SELECT 1 FROM document_paths p JOIN documents d ON d.id = p.doc_id
 	WHERE d.format = 'markdown' AND p.space = file_stamps.space AND p.path = file_stamps.path);
 UPDATE documents SET hash = '' WHERE format = 'markdown';
+`
+
+// schemaDocumentsWritten gives a document the time its text was written when the text itself
+// says so (a chat export's conversation, a note's front matter), in Unix milliseconds; NULL
+// when it does not. Date filters read it before the import time, which only says when the
+// file reached memdesk.
+const schemaDocumentsWritten = `
+ALTER TABLE documents ADD COLUMN written_at INTEGER;
 `

@@ -154,19 +154,19 @@ func scanFactCandidates(rows sqlRows) ([]Candidate, error) {
 	return out, nil
 }
 
-const chunkCandidateColumns = `c.id, c.text, d.space, d.imported_at, d.id, d.path, d.title, c.heading, c.line_start, c.line_end, c.page`
+const chunkCandidateColumns = `c.id, c.text, d.space, ` + documentTime + `, d.id, d.path, d.title, c.heading, c.line_start, c.line_end, c.page`
 
 func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 	defer rows.Close()
 	var out []Candidate
 	for rows.Next() {
 		c := Candidate{Kind: KindChunk}
-		var imported int64
-		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &imported, &c.DocID, &c.DocPath, &c.DocTitle,
+		var at int64 // when the document was written, else imported (documentTime)
+		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &at, &c.DocID, &c.DocPath, &c.DocTitle,
 			&c.Heading, &c.LineStart, &c.LineEnd, &c.Page, &c.BM25); err != nil {
 			return nil, fmt.Errorf("read knowledge candidates: %w", err)
 		}
-		c.CreatedAt = time.UnixMilli(imported)
+		c.CreatedAt = time.UnixMilli(at)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {

@@ -64,8 +64,8 @@ func (s *Store) putDocumentStaged(ctx context.Context, in DocumentInput) (id int
 	defer lock.release()
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO documents(space, path, title, format, hash, bytes, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			stagingSpace+token, in.Path, in.Title, in.Format, in.Hash, in.Bytes, nowMillis())
+			`INSERT INTO documents(space, path, title, format, hash, bytes, written_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			stagingSpace+token, in.Path, in.Title, in.Format, in.Hash, in.Bytes, writtenMillis(in.Written), nowMillis())
 		if err != nil {
 			return err
 		}

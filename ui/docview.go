@@ -329,7 +329,7 @@ func (v *docView) openFile() {
 		page = v.page.Chunks[v.page.Hit].Page
 	}
 	if doc.Format != "pdf" || page < 1 {
-		v.open1(doc.Path)
+		v.open1(fileOf(doc))
 		return
 	}
 	// The viewer is asked for and started off the UI goroutine: xdg-mime may take a moment.
@@ -351,7 +351,16 @@ func (v *docView) openFile() {
 }
 
 // openFolder opens the folder that holds the document in the system's file manager.
-func (v *docView) openFolder() { v.open1(filepath.Dir(v.page.Document.Path)) }
+func (v *docView) openFolder() { v.open1(filepath.Dir(fileOf(v.page.Document))) }
+
+// fileOf is the file on disk a document was read from: a chat conversation's path names it
+// inside its export, which is the file there is to open.
+func fileOf(doc engine.DocumentView) string {
+	if doc.File != "" {
+		return doc.File
+	}
+	return doc.Path
+}
 
 // open1 hands path to the system's default handler and says so; false when it failed.
 func (v *docView) open1(path string) bool {

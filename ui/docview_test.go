@@ -219,3 +219,41 @@ func TestDocViewFollowsVaultLink(t *testing.T) {
 		t.Error("Back is still shown at the first note")
 	}
 }
+
+// TestOpenConversationOpensItsExport: a chat conversation's path names it inside its export
+// file; the view's buttons open the export and the folder it is in.
+func TestOpenConversationOpensItsExport(t *testing.T) {
+	h := newHarness(t, Options{}, nil).start()
+	data, err := os.ReadFile(filepath.Join("..", "engine", "ingest", "testdata", "chatgpt", "conversations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "conversations.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hit := h.importAndFind(path, "nail polish remover")
+	if filepath.Dir(hit.Doc.Path) != path {
+		t.Fatalf("hit in %q, want a conversation under %q", hit.Doc.Path, path)
+	}
+
+	var opened []string
+	h.u.docs.openURL = func(u *url.URL) error { opened = append(opened, u.String()); return nil }
+	r := h.u.recall
+	test.Type(r.query, "nail polish remover")
+	h.waitFor("the conversation hit", func() bool { return len(r.shown.Hits) > 0 && r.shown.Hits[0].Doc != nil })
+	h.pressKey(fyne.KeyDown)
+	h.pressKey(fyne.KeyEnter)
+	h.waitFor("the document view", func() bool { return h.overlay() != nil && h.u.docs.isOpen() })
+	test.Tap(button(h.overlay(), "Open in its app"))
+	test.Tap(button(h.overlay(), "Show in folder"))
+	want := []string{(&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String(),
+		(&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()}
+	if strings.Join(opened, " ") != strings.Join(want, " ") {
+		t.Errorf("opened %q, want %q", opened, want)
+	}
+}

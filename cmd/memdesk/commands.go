@@ -475,6 +475,10 @@ func (c *cli) kb(ctx context.Context, args []string) error {
 					return err
 				}
 				return c.emit(r, func(w io.Writer) {
+					if r.Conversations > 0 {
+						fmt.Fprintf(w, "%s removed with its %s (the file on disk is untouched)\n", display.Line(r.Path), plural(r.Conversations, "conversation"))
+						return
+					}
 					if r.Removed {
 						fmt.Fprintf(w, "document %d removed with its last path %s (the file on disk is untouched)\n", r.DocID, display.Line(r.Path))
 					} else {
@@ -536,6 +540,14 @@ func (c *cli) kbAdd(ctx context.Context, args []string) error {
 	})
 }
 
+// plural counts n of a noun whose plural takes an s: "1 conversation", "12 conversations".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func printImport(w io.Writer, res engine.KBAddResult) {
 	for _, f := range res.Files {
 		switch f.Outcome {
@@ -546,6 +558,11 @@ func printImport(w io.Writer, res engine.KBAddResult) {
 			decoded := ""
 			if f.Encoding != "" {
 				decoded = ", decoded from " + display.Line(f.Encoding)
+			}
+			if f.Conversations > 0 {
+				// A chat export: one document per conversation, so no one document number.
+				fmt.Fprintf(w, "%s %s (%s, %d chunks%s)\n", f.Outcome, display.Line(f.Path), plural(f.Conversations, "conversation"), f.Chunks, decoded)
+				continue
 			}
 			fmt.Fprintf(w, "%s %s (document %d, %d chunks%s)\n", f.Outcome, display.Line(f.Path), f.DocID, f.Chunks, decoded)
 		}

@@ -105,6 +105,11 @@ type Document struct {
 	Tags    []string `json:",omitempty"`
 	Aliases []string `json:",omitempty"`
 	Links   []Link   `json:",omitempty"`
+	// Conversations are the documents of a chat export (Format FormatChatGPT or FormatClaude),
+	// one per conversation, each with a Path of its own under the file's (see chat.go); the
+	// export itself then has no Text or Chunks. Left out of JSON when empty, so the golden
+	// files of every other format stay as they were.
+	Conversations []Document `json:",omitempty"`
 }
 
 // Parser reads files into Documents. It owns the PDFium runtime that PDFs need, started on
@@ -189,6 +194,8 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		if doc.Text, doc.Title, lay, err = officeText(format, data, budget); err != nil {
 			err = unreadableContainer(format, err, budget)
 		}
+	case formatZip:
+		return chatExportZip(doc, data, lim)
 	case "html":
 		if doc.Text, doc.Encoding, err = DecodeText(data, true); err == nil {
 			doc.Text, doc.Title, lay = htmlText(doc.Text)
@@ -197,6 +204,10 @@ func (p *Parser) Parse(ctx context.Context, path string, data []byte, lim Limits
 		doc.Text, doc.Encoding, err = DecodeText(data, false)
 		if err != nil {
 			break
+		}
+		// A chat export before the generated check: its JSON is often one long line.
+		if kind := chatExportKind(doc.Text); kind != "" && format == "text" {
+			return chatExport(doc, name, kind, lim)
 		}
 		// Plain text and code (a minified .js is code by its name); a file named .md was
 		// written by a person for reading.

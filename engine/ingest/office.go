@@ -29,7 +29,8 @@ const (
 )
 
 // containerFormat is the document format a ZIP file's MIME type or, failing that, its
-// extension names; "" for any other ZIP.
+// extension names ("zip" for a .zip, which Parse reads only for the chat export it may
+// hold); "" for any other ZIP.
 func containerFormat(mime, filePath string) string {
 	switch mime {
 	case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
@@ -46,6 +47,8 @@ func containerFormat(mime, filePath string) string {
 		return formatODT
 	case ".epub":
 		return formatEPUB
+	case ".zip":
+		return formatZip // read only for the chat export it may be (chat.go)
 	}
 	return ""
 }
