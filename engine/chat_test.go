@@ -117,6 +117,11 @@ func TestKBChatExports(t *testing.T) {
 			if !found(RecallRequest{}) {
 				t.Fatalf("recall of %q does not find %q", tt.phrase, tt.title)
 			}
+			// The why dates the hit by when the conversation was written, not by the import.
+			r, err := e.Recall(ctx, RecallRequest{Query: tt.phrase, Source: SourceKnowledge, Lang: "en"})
+			if err != nil || len(r.Hits) == 0 || !strings.Contains(r.Hits[0].WhyPlain, "written in ") {
+				t.Errorf("Recall(%q) = %+v, %v; want its why to say when the conversation was written", tt.phrase, r.Hits, err)
+			}
 			day := 24 * time.Hour
 			for _, f := range []struct {
 				name         string

@@ -397,7 +397,7 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 			Anchors: r.Anchors, SemanticOnly: r.SemanticOnly, SemanticLead: r.SemanticLead,
 			Space: c.Space, CreatedAt: c.CreatedAt.UTC(), Source: SourceMemory, Why: rank.Explain(r),
 		}
-		h.WhyPlain = explain.Sentence(explain.Record{Knowledge: c.Kind == store.KindChunk, Matched: r.Matched, Lexical: r.Legs.FTS > 0,
+		h.WhyPlain = explain.Sentence(explain.Record{Knowledge: c.Kind == store.KindChunk && !c.DocWritten, Matched: r.Matched, Lexical: r.Legs.FTS > 0,
 			Anchors: r.Anchors, Semantic: r.Legs.Semantic, SemanticLead: r.SemanticLead, SemanticOnly: r.SemanticOnly,
 			Written: c.CreatedAt, AlsoIn: len(r.Same)}, lang, now)
 		if c.Kind == store.KindChunk {

@@ -23,13 +23,16 @@ type Candidate struct {
 	BM25 float64
 
 	// Chunk only: where the text came from.
-	DocID     int64
-	DocPath   string
-	DocTitle  string
-	Heading   string
-	LineStart int
-	LineEnd   int
-	Page      int // PDF page, 0 for other formats
+	DocID    int64
+	DocPath  string
+	DocTitle string
+	// DocWritten says CreatedAt is when the document's text was written (a chat
+	// conversation, a note's date property), not when it was imported.
+	DocWritten bool
+	Heading    string
+	LineStart  int
+	LineEnd    int
+	Page       int // PDF page, 0 for other formats
 }
 
 // SearchScope limits a search to one space ("" for every space) and a number of rows.
@@ -154,7 +157,7 @@ func scanFactCandidates(rows sqlRows) ([]Candidate, error) {
 	return out, nil
 }
 
-const chunkCandidateColumns = `c.id, c.text, d.space, ` + documentTime + `, d.id, d.path, d.title, c.heading, c.line_start, c.line_end, c.page`
+const chunkCandidateColumns = `c.id, c.text, d.space, ` + documentTime + `, d.written_at IS NOT NULL, d.id, d.path, d.title, c.heading, c.line_start, c.line_end, c.page`
 
 func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 	defer rows.Close()
@@ -162,7 +165,7 @@ func scanChunkCandidates(rows sqlRows) ([]Candidate, error) {
 	for rows.Next() {
 		c := Candidate{Kind: KindChunk}
 		var at int64 // when the document was written, else imported (documentTime)
-		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &at, &c.DocID, &c.DocPath, &c.DocTitle,
+		if err := rows.Scan(&c.ID, &c.Text, &c.Space, &at, &c.DocWritten, &c.DocID, &c.DocPath, &c.DocTitle,
 			&c.Heading, &c.LineStart, &c.LineEnd, &c.Page, &c.BM25); err != nil {
 			return nil, fmt.Errorf("read knowledge candidates: %w", err)
 		}

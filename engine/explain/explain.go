@@ -46,8 +46,8 @@ func Parse(code string) (lang Lang, ok bool) {
 
 // Record is what the ranking stage knows of one hit, as explain needs it.
 type Record struct {
-	// Knowledge says the hit is a chunk of an imported document (dated by its import), not a
-	// memory (dated by when it was written).
+	// Knowledge says the hit is a chunk of an imported document dated by its import, not a
+	// memory or a document dated by when it was written (a chat conversation).
 	Knowledge bool
 	// Matched are the query's words the text holds, as the query wrote them.
 	Matched []string
