@@ -149,7 +149,7 @@ func TestKBAddEveryText(t *testing.T) {
 					t.Fatalf("Recall(%q) = %+v, want the top hit in %s or that file among its places", tc.query, rec.Hits, tc.file)
 				}
 				p := h.Doc.AlsoIn[i]
-				h.Doc = &DocRef{Path: p.Path, Heading: p.Heading, LineStart: p.LineStart, LineEnd: p.LineEnd}
+				h.Doc = &DocRef{DocPlace: p}
 			}
 			if !strings.Contains(h.Text, tc.query) {
 				t.Errorf("Recall(%q) top hit %q in %s, want one in %s holding the word", tc.query, h.Text, h.Doc.Path, tc.file)

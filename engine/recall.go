@@ -71,14 +71,7 @@ type LegScores = rank.LegScores
 
 // DocRef points a knowledge hit back to where it came from.
 type DocRef struct {
-	ID      int64  `json:"id"`
-	Path    string `json:"path"`
-	Title   string `json:"title"`
-	Heading string `json:"heading,omitempty"`
-	// Page is the 1-based page of a PDF; LineStart and LineEnd then count lines of that page.
-	Page      int `json:"page,omitempty"`
-	LineStart int `json:"line_start"`
-	LineEnd   int `json:"line_end"`
+	DocPlace
 	// OtherPaths are the other places the same file is, by path: identical files are stored
 	// once, so one hit stands for all of them.
 	OtherPaths []string `json:"other_paths,omitempty"`
@@ -87,15 +80,16 @@ type DocRef struct {
 	AlsoIn []DocPlace `json:"also_in,omitempty"`
 }
 
-// DocPlace is a place in an imported document.
+// DocPlace is a place in an imported document: a chunk's document and where in it the chunk is.
 type DocPlace struct {
-	ID        int64  `json:"id"`
-	Path      string `json:"path"`
-	Title     string `json:"title"`
-	Heading   string `json:"heading,omitempty"`
-	Page      int    `json:"page,omitempty"`
-	LineStart int    `json:"line_start"`
-	LineEnd   int    `json:"line_end"`
+	ID      int64  `json:"id"`
+	Path    string `json:"path"`
+	Title   string `json:"title"`
+	Heading string `json:"heading,omitempty"`
+	// Page is the 1-based page of a PDF; LineStart and LineEnd then count lines of that page.
+	Page      int `json:"page,omitempty"`
+	LineStart int `json:"line_start"`
+	LineEnd   int `json:"line_end"`
 }
 
 // Hit is one recalled fact or chunk. Score is only comparable within one result.
@@ -402,12 +396,10 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 			Written: c.CreatedAt, AlsoIn: len(r.Same)}, lang, now)
 		if c.Kind == store.KindChunk {
 			h.Source = SourceKnowledge
-			h.Doc = &DocRef{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
-				Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd, OtherPaths: copies[c.DocID]}
+			h.Doc = &DocRef{DocPlace: placeOf(c), OtherPaths: copies[c.DocID]}
 			for _, s := range r.Same {
 				if o, ok := rows[s.Key]; ok {
-					h.Doc.AlsoIn = append(h.Doc.AlsoIn, DocPlace{ID: o.DocID, Path: o.DocPath, Title: o.DocTitle,
-						Heading: o.Heading, Page: o.Page, LineStart: o.LineStart, LineEnd: o.LineEnd})
+					h.Doc.AlsoIn = append(h.Doc.AlsoIn, placeOf(o))
 				}
 			}
 		}
@@ -418,6 +410,12 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 	}
 	newerFirst(out)
 	return out, nil
+}
+
+// placeOf is where a chunk candidate is.
+func placeOf(c store.Candidate) DocPlace {
+	return DocPlace{ID: c.DocID, Path: c.DocPath, Title: c.DocTitle, Heading: c.Heading,
+		Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd}
 }
 
 // newerFirst moves the newer memory of each contradicting pair above the older, where the

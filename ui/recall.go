@@ -1001,7 +1001,7 @@ func otherPlaces(d *engine.DocRef) string {
 		places = append(places, display.Line(p))
 	}
 	for _, p := range d.AlsoIn {
-		places = append(places, display.Line(p.Path)+docPlace(engine.DocRef{Page: p.Page, LineStart: p.LineStart}, false))
+		places = append(places, display.Line(p.Path)+docPlace(engine.DocPlace{Page: p.Page, LineStart: p.LineStart}, false))
 	}
 	return strings.Join(places, lang.L(", "))
 }
@@ -1032,7 +1032,7 @@ func docLocation(d engine.DocRef) string {
 	} else {
 		s += " — " + d.Path
 	}
-	return s + docPlace(d, true)
+	return s + docPlace(d.DocPlace, true)
 }
 
 // rowLocation is where a chunk is in a row of the list, shorter than docLocation (the
@@ -1044,13 +1044,13 @@ func rowLocation(d engine.DocRef) string {
 	if d.Title != "" && !strings.EqualFold(d.Title, strings.TrimSuffix(file, filepath.Ext(file))) {
 		s = d.Title + " — " + s
 	}
-	return s + docPlace(d, false)
+	return s + docPlace(d.DocPlace, false)
 }
 
 // docPlace is where in its document a chunk is, after the document's name: the page of a
 // PDF, the lines (the first alone, or lines the whole range) and the heading.
 // ", p. 3:12–20 › Install".
-func docPlace(d engine.DocRef, lines bool) string {
+func docPlace(d engine.DocPlace, lines bool) string {
 	var s string
 	if d.Page > 0 {
 		s += lang.L(", p. {{.Page}}", tmpl{"Page": d.Page})

@@ -405,9 +405,9 @@ func TestDocLocation(t *testing.T) {
 		doc  engine.DocRef
 		want string
 	}{
-		{"markdown", engine.DocRef{Title: "Deploy", Path: "/d/deploy.md", Heading: "Install", LineStart: 12, LineEnd: 20},
+		{"markdown", engine.DocRef{DocPlace: engine.DocPlace{Title: "Deploy", Path: "/d/deploy.md", Heading: "Install", LineStart: 12, LineEnd: 20}},
 			"Deploy — /d/deploy.md:12–20 › Install"},
-		{"pdf page", engine.DocRef{Title: "Spec", Path: "/d/spec.pdf", Page: 12, LineStart: 3, LineEnd: 9},
+		{"pdf page", engine.DocRef{DocPlace: engine.DocPlace{Title: "Spec", Path: "/d/spec.pdf", Page: 12, LineStart: 3, LineEnd: 9}},
 			"Spec — /d/spec.pdf, p. 12:3–9"},
 	}
 	for _, tc := range cases {
@@ -426,13 +426,13 @@ func TestRowLocation(t *testing.T) {
 		doc  engine.DocRef
 		want string
 	}{
-		{engine.DocRef{Title: "Deploy guide", Path: "/home/ann/notes/deploy.md", Heading: "Install", LineStart: 12, LineEnd: 20},
+		{engine.DocRef{DocPlace: engine.DocPlace{Title: "Deploy guide", Path: "/home/ann/notes/deploy.md", Heading: "Install", LineStart: 12, LineEnd: 20}},
 			"Deploy guide — notes/deploy.md:12 › Install"},
-		{engine.DocRef{Title: "README", Path: "/usr/share/doc/gnupg/README", LineStart: 3},
+		{engine.DocRef{DocPlace: engine.DocPlace{Title: "README", Path: "/usr/share/doc/gnupg/README", LineStart: 3}},
 			"gnupg/README:3"},
-		{engine.DocRef{Title: "spec", Path: "/d/spec.pdf", Page: 12, LineStart: 3, LineEnd: 9},
+		{engine.DocRef{DocPlace: engine.DocPlace{Title: "spec", Path: "/d/spec.pdf", Page: 12, LineStart: 3, LineEnd: 9}},
 			"d/spec.pdf, p. 12:3"},
-		{engine.DocRef{Path: "/top.txt"}, "/top.txt"},
+		{engine.DocRef{DocPlace: engine.DocPlace{Path: "/top.txt"}}, "/top.txt"},
 	}
 	for _, tc := range cases {
 		if got := rowLocation(tc.doc); got != filepath.FromSlash(tc.want) {
