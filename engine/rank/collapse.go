@@ -2,6 +2,7 @@ package rank
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -54,6 +55,11 @@ func PassageOf(text string) Passage {
 		}
 	}
 	for i := 0; i < len(text); {
+		if n := markup(text[i:]); n > 0 {
+			end()
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		switch {
@@ -83,6 +89,66 @@ func PassageOf(text string) Passage {
 	}
 	slices.Sort(sh)
 	return Passage{shingles: slices.Compact(sh)}
+}
+
+// markup is the length of the tag, entity or string escape text starts with, 0 when it
+// starts with none: they are how a format writes the text, not words of it. A generated
+// page's data holds the passage as a JSON string of HTML ("<code>readFile</code> is\\n"),
+// the page itself as plain text.
+func markup(text string) int {
+	if len(text) < 2 {
+		return 0
+	}
+	switch text[0] {
+	case '\\':
+		switch c := text[1]; {
+		case c == 'u' && len(text) >= 6 && isHex(text[2:6]):
+			return 6
+		case strings.IndexByte(`ntr"/\\`, c) >= 0:
+			return 2
+		}
+	case '<':
+		// A tag is a name (or / and a name) and at most a line of attributes.
+		j := 1
+		if text[j] == '/' {
+			j++
+		}
+		if j >= len(text) || !isASCIILetter(text[j]) {
+			return 0
+		}
+		if k := strings.IndexAny(text[j:min(len(text), j+120)], "<>\n"); k > 0 && text[j+k] == '>' {
+			return j + k + 1
+		}
+	case '&':
+		if k := strings.IndexByte(text[1:min(len(text), 10)], ';'); k > 0 && isEntityName(text[1:1+k]) {
+			return k + 2
+		}
+	}
+	return 0
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isEntityName reports an HTML character reference's name: "lt", "amp", "#39", "#x27".
+func isEntityName(s string) bool {
+	if s[0] == '#' {
+		return len(s) > 1 && (isHex(s[1:]) || (s[1]|0x20) == 'x' && len(s) > 2 && isHex(s[2:]))
+	}
+	for i := 0; i < len(s); i++ {
+		if !isASCIILetter(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // isIdeograph reports a character that is a word of its own in the languages that write no

@@ -13,9 +13,12 @@ const (
 	readFileHTML     = "import { readFile } from 'node:fs/promises'; try { const filePath = new URL('./package.json', import.meta.url); const contents = await readFile(filePath, { encoding: 'utf8' }); console.log(contents); } catch (err) { console.error(err.message); } copy"
 	// A different passage that shares the first lines of the example.
 	readFileCallback = "import { readFile } from 'node:fs'; readFile('/etc/passwd', 'utf8', callback); When the path is a directory, the behavior of fs.readFile() and fs.readFileSync() is platform-specific. On macOS, Linux, and Windows, an error will be returned."
-	pandaLong        = "南京的大熊猫很可爱，每天早上八点开始吃竹子，下午在树上睡觉，游客最多的时候是周末上午。"
-	pandaPunctuated  = "南京的大熊猫很可爱。每天早上八点开始吃竹子；下午在树上睡觉——游客最多的时候是周末上午！"
-	pandaOther       = "南京的大熊猫很可爱，但是成都的熊猫基地更大，那里一共有两百多只熊猫。"
+	// The same passage as a documentation build's JSON holds it: HTML in a JSON string.
+	readFileJSON    = `"desc": "<p>If no encoding is specified, then the raw buffer is returned.\nIf <code>options</code> is a string, then it specifies the encoding:</p>\n<pre><code class=\"language-mjs\">readFile(&#39;/etc/passwd&#39;, &#39;utf8&#39;, callback);\n</code></pre>\n<p>When the path is a directory, the behavior is platform-specific.</p>"`
+	readFilePlain   = "If no encoding is specified, then the raw buffer is returned. If options is a string, then it specifies the encoding: readFile('/etc/passwd', 'utf8', callback); When the path is a directory, the behavior is platform-specific."
+	pandaLong       = "南京的大熊猫很可爱，每天早上八点开始吃竹子，下午在树上睡觉，游客最多的时候是周末上午。"
+	pandaPunctuated = "南京的大熊猫很可爱。每天早上八点开始吃竹子；下午在树上睡觉——游客最多的时候是周末上午！"
+	pandaOther      = "南京的大熊猫很可爱，但是成都的熊猫基地更大，那里一共有两百多只熊猫。"
 )
 
 func chunkHit(id int64, matched ...string) Hit {
@@ -38,6 +41,13 @@ func TestCollapse(t *testing.T) {
 			texts: map[int64]string{1: readFileHTML, 2: readFileCallback, 3: readFileMarkdown},
 			kept:  []int64{1, 2},
 			want:  map[int64][]int64{1: {3}},
+		},
+		{
+			name:  "markup and string escapes are not words: a JSON string of HTML is the page's passage",
+			hits:  []Hit{chunkHit(1), chunkHit(2)},
+			texts: map[int64]string{1: readFilePlain, 2: readFileJSON},
+			kept:  []int64{1},
+			want:  map[int64][]int64{1: {2}},
 		},
 		{
 			name:  "a short higher hit does not stand for a longer lower one that says more",
