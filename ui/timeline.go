@@ -127,8 +127,11 @@ func (v *timelineView) add(page engine.TimelinePage) {
 		if n := len(v.rows); n == 0 || !v.rows[n-1].day.Equal(d.Day) {
 			v.rows = append(v.rows, timelineRow{day: d.Day})
 		}
-		for _, f := range d.Facts {
-			v.rows = append(v.rows, timelineRow{day: d.Day, fact: f})
+		for _, en := range d.Entries {
+			if en.Fact == nil {
+				continue // dated documents are not shown here yet
+			}
+			v.rows = append(v.rows, timelineRow{day: d.Day, fact: *en.Fact})
 		}
 	}
 	v.next = page.Next

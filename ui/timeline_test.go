@@ -125,10 +125,11 @@ func (b *manyDays) Timeline(_ context.Context, req engine.TimelineRequest) (engi
 	var page engine.TimelinePage
 	for _, f := range facts {
 		day := time.Date(f.CreatedAt.Year(), f.CreatedAt.Month(), f.CreatedAt.Day(), 0, 0, 0, 0, time.Local)
+		en := engine.TimelineEntry{Fact: &f}
 		if n := len(page.Days); n > 0 && page.Days[n-1].Day.Equal(day) {
-			page.Days[n-1].Facts = append(page.Days[n-1].Facts, f)
+			page.Days[n-1].Entries = append(page.Days[n-1].Entries, en)
 		} else {
-			page.Days = append(page.Days, engine.TimelineDay{Day: day, Facts: []engine.FactView{f}})
+			page.Days = append(page.Days, engine.TimelineDay{Day: day, Entries: []engine.TimelineEntry{en}})
 		}
 	}
 	if start+limit < b.n {
