@@ -305,6 +305,7 @@ func (s *Store) Chunks(ctx context.Context, docID int64) ([]Chunk, error) {
 // cursor (nil: from the newest), newest first; of two written in the same millisecond the
 // higher id first. Documents without that date stay out: their import is not an event of
 // the day. Chunks and copies are not read: the timeline shows the document, not its text.
+// It reads one index range, however many documents there are.
 func (s *Store) TimelineDocuments(ctx context.Context, space string, before *TimelineCursor, limit int) ([]Document, error) {
 	q, args := timelineDocumentsQuery(space, before, limit)
 	rows, err := s.db.QueryContext(ctx, q, args...)
@@ -328,7 +329,7 @@ func (s *Store) TimelineDocuments(ctx context.Context, space string, before *Tim
 
 // timelineDocumentsQuery is TimelineDocuments' statement and its arguments.
 func timelineDocumentsQuery(space string, before *TimelineCursor, limit int) (string, []any) {
-	q := `SELECT ` + documentColumns + ` FROM documents d WHERE d.written_at IS NOT NULL AND ` + notReserved
+	q := `SELECT ` + documentColumns + ` FROM documents d INDEXED BY documents_timeline WHERE d.written_at IS NOT NULL AND ` + notReserved
 	var args []any
 	if space != "" {
 		q += ` AND d.space = ?`
