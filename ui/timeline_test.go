@@ -235,8 +235,13 @@ func TestTimelineShowsDatedDocuments(t *testing.T) {
 			got = append(got, r.fact.Text)
 		}
 	}
-	want := []string{"# " + time.Now().Format(time.DateOnly), "vacuumed the orders table",
-		"# 2024-05-01", "2024-05-01", "# 2024-01-09", "Postgres vacuum tuning", "# 2023-06-18", "给奶奶的生日礼物"}
+	// The days are of the machine's calendar: the note is dated 2024-05-01 (midnight UTC),
+	// the conversations started at 16:20 UTC on 9 Jan 2024 and 02:05 UTC on 18 Jun 2023.
+	local := func(t time.Time) string { return "# " + t.Local().Format(time.DateOnly) }
+	want := []string{local(time.Now()), "vacuumed the orders table",
+		local(time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)), "2024-05-01",
+		local(time.Date(2024, 1, 9, 16, 20, 0, 0, time.UTC)), "Postgres vacuum tuning",
+		local(time.Date(2023, 6, 18, 2, 5, 0, 0, time.UTC)), "给奶奶的生日礼物"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("timeline rows = %q, want %q", got, want)
 	}

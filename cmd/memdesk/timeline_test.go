@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memdesk/memdesk/engine"
 )
@@ -37,11 +38,15 @@ func TestTimelineCLI(t *testing.T) {
 	cli("kb", "add", "--space", "notes", vault)
 	cli("remember", "the sourdough starter is alive again")
 
+	// The days are of the machine's calendar: the conversation started at 10:00 UTC on
+	// 14 Nov 2023, the daily note is dated 2024-05-01 (midnight UTC).
+	convDay := time.UnixMilli(1699956000512).Local().Format("Mon 2006-01-02")
+	noteDay := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).Local().Format("Mon 2006-01-02")
 	out := cli("timeline")
 	for _, want := range []string{
-		"Tue 2023-11-14", "conversation #", "Sourdough starter troubleshooting", "(chatgpt",
-		"Sat 2024-03-02", "周末去杭州的行程",
-		"Wed 2024-05-01", "note #", "(markdown, " + filepath.Join(vault, "Daily", "2024-05-01.md") + ")",
+		convDay, "conversation #", "Sourdough starter troubleshooting", "(chatgpt",
+		"周末去杭州的行程",
+		noteDay, "note #", "(markdown, " + filepath.Join(vault, "Daily", "2024-05-01.md") + ")",
 		"Memdesk project", "读书笔记",
 		"memory #", "the sourdough starter is alive again",
 	} {
@@ -53,9 +58,12 @@ func TestTimelineCLI(t *testing.T) {
 		t.Errorf("timeline of 6 entries says there are more:\n%s", out)
 	}
 	// The conversation comes under its own day, not under the day it was imported.
-	day, entry := strings.Index(out, "Tue 2023-11-14"), strings.Index(out, "Sourdough starter troubleshooting")
-	if next := strings.Index(out[day+1:], "\n\n"); day < 0 || entry < day || (next >= 0 && entry > day+1+next) {
-		t.Errorf("the conversation is not under Tue 2023-11-14:\n%s", out)
+	day, entry := strings.Index(out, convDay), strings.Index(out, "Sourdough starter troubleshooting")
+	if day < 0 {
+		t.Fatalf("no %s in:\n%s", convDay, out)
+	}
+	if next := strings.Index(out[day+1:], "\n\n"); entry < day || (next >= 0 && entry > day+1+next) {
+		t.Errorf("the conversation is not under %s:\n%s", convDay, out)
 	}
 
 	var page engine.TimelinePage
