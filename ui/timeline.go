@@ -15,8 +15,8 @@ import (
 	"github.com/memdesk/memdesk/engine/display"
 )
 
-// timelineReader pages through the memories and dated documents by day; *engine.Engine satisfies it. A backend
-// without it offers no "By day" view.
+// timelineReader pages through the memories and dated documents by day; *engine.Engine
+// satisfies it. A backend without it offers no "By day" view.
 type timelineReader interface {
 	Timeline(ctx context.Context, req engine.TimelineRequest) (engine.TimelinePage, error)
 }
