@@ -271,4 +271,14 @@ func TestTimelineShowsDatedDocuments(t *testing.T) {
 	if got := h.u.docs.page.Document.Title; got != "Postgres vacuum tuning" {
 		t.Errorf("Open showed %q, want the conversation", got)
 	}
+
+	// A note imported meanwhile shows on the timeline without a reload: the live view's
+	// re-read (reloadKeeping) brings the new page of entries.
+	if _, err := h.eng.KBAdd(ctx, engine.KBAddRequest{Paths: []string{filepath.Join(vault, "Projects", "Memdesk.md")}}); err != nil {
+		t.Fatal(err)
+	}
+	h.u.knowledge.changed()
+	h.waitFor("the imported note on the timeline", func() bool {
+		return slices.ContainsFunc(v.rows, func(r timelineRow) bool { return r.doc != nil && r.doc.Title == "Memdesk project" })
+	})
 }
