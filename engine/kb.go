@@ -518,3 +518,7 @@ func chunkView(c store.Chunk) ChunkView {
 	return ChunkView{ID: c.ID, Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading,
 		Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd}
 }
+
+// Conversation reports whether the document is one conversation of a chat export (its Path
+// then names the conversation under the export file), not a file of its own.
+func (d DocumentView) Conversation() bool { return ingest.IsConversation(d.Format) }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -297,4 +298,53 @@ func (s *Store) DeleteDocument(ctx context.Context, id int64) error {
 // Chunks returns a document's chunks in order.
 func (s *Store) Chunks(ctx context.Context, docID int64) ([]Chunk, error) {
 	return s.scanChunks(ctx, docID, `SELECT `+chunkColumns+` FROM chunks WHERE doc_id = ? ORDER BY ordinal`, docID)
+}
+
+// TimelineDocuments returns up to limit documents of space ("" for every space) whose text
+// says when it was written (a chat conversation, a note with a date), written before the
+// cursor (nil: from the newest), newest first; of two written in the same millisecond the
+// higher id first. Documents without that date stay out: their import is not an event of
+// the day. Chunks and copies are not read: the timeline shows the document, not its text.
+// It reads one index range, however many documents there are.
+func (s *Store) TimelineDocuments(ctx context.Context, space string, before *TimelineCursor, limit int) ([]Document, error) {
+	q, args := timelineDocumentsQuery(space, before, limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read the dated documents of the timeline: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read the dated documents of the timeline: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the dated documents of the timeline: %w", err)
+	}
+	return out, nil
+}
+
+// timelineDocumentsQuery is TimelineDocuments' statement and its arguments.
+func timelineDocumentsQuery(space string, before *TimelineCursor, limit int) (string, []any) {
+	q := `SELECT ` + documentColumns + ` FROM documents d INDEXED BY documents_timeline WHERE d.written_at IS NOT NULL AND ` + notReserved
+	var args []any
+	if space != "" {
+		q += ` AND d.space = ?`
+		args = append(args, space)
+	}
+	if before != nil {
+		// A document comes after the facts of its millisecond: after a fact, every
+		// document of that millisecond is still to come.
+		id := before.ID
+		if !before.Document {
+			id = math.MaxInt64
+		}
+		q += ` AND (d.written_at, d.id) < (?, ?)`
+		args = append(args, before.CreatedAt.UnixMilli(), id)
+	}
+	q += ` ORDER BY d.written_at DESC, d.id DESC LIMIT ?`
+	return q, append(args, limit)
 }

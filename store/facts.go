@@ -363,10 +363,15 @@ func int64sJSON(ids []int64) string {
 	return b.String()
 }
 
-// TimelineCursor is where a page of the timeline ends: the last fact's time and id.
+// TimelineCursor is where a page of the timeline ends: the last entry's time and id, and
+// whether it was a dated document. The timeline holds facts and dated documents in one
+// order, (time, kind, id) newest first with a fact before a document of the same
+// millisecond, so the cursor pages both without skipping or repeating one.
 type TimelineCursor struct {
 	CreatedAt time.Time
 	ID        int64
+	// Document says the entry was a document, ID a document id; false: a fact.
+	Document bool `json:",omitempty"`
 }
 
 // TimelineFacts returns up to limit active facts of space ("" for every space) written
@@ -402,8 +407,14 @@ func timelineQuery(space string, before *TimelineCursor, limit int) (string, []a
 		args = append(args, space)
 	}
 	if before != nil {
+		// Facts come before documents of the same millisecond: after a document, only
+		// older facts are left.
+		id := before.ID
+		if before.Document {
+			id = 0
+		}
 		q += ` AND (created_at, id) < (?, ?)`
-		args = append(args, before.CreatedAt.UnixMilli(), before.ID)
+		args = append(args, before.CreatedAt.UnixMilli(), id)
 	}
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	return q, append(args, limit)

@@ -44,6 +44,7 @@ var migrations = []migration{
 	{name: "knowledge chunks without entities", sql: schemaChunksNoEntities, then: dropUnusedEntityNames},
 	{name: "wikilinks and aliases of Markdown documents", sql: schemaDocumentLinks},
 	{name: "the time a document was written, from its own content", sql: schemaDocumentsWritten},
+	{name: "documents by the time they were written", sql: schemaDocumentsTimeline},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1098,4 +1099,12 @@ UPDATE documents SET hash = '' WHERE format = 'markdown';
 // file reached memdesk.
 const schemaDocumentsWritten = `
 ALTER TABLE documents ADD COLUMN written_at INTEGER;
+`
+
+// schemaDocumentsTimeline lets the timeline page through the documents that say when they
+// were written, newest first, from a cursor, as facts_timeline does the facts: without it
+// each page sorts every dated document (a chat export holds thousands of conversations).
+// Only dated documents are in it; the rowid every entry ends with is the id tie-break.
+const schemaDocumentsTimeline = `
+CREATE INDEX documents_timeline ON documents(written_at) WHERE written_at IS NOT NULL;
 `

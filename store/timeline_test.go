@@ -8,36 +8,46 @@ import (
 	"time"
 )
 
-// TestTimelineReadsOneIndexRange: a page of the timeline, from the start or from a cursor,
-// with or without a space, walks facts_timeline in order: no sort of every fact.
+// TestTimelineReadsOneIndexRange: a page of the timeline, from the start or from a cursor
+// after a fact or a document, with or without a space, walks facts_timeline and
+// documents_timeline in order: no sort of every fact or dated document.
 func TestTimelineReadsOneIndexRange(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
-	for _, space := range []string{"", "work"} {
-		for _, before := range []*TimelineCursor{nil, {CreatedAt: time.Now(), ID: 7}} {
-			q, args := timelineQuery(space, before, 10)
-			q = "EXPLAIN QUERY PLAN " + q
-			rows, err := s.db.QueryContext(ctx, q, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+	type query func(space string, before *TimelineCursor, limit int) (string, []any)
+	for _, kind := range []struct {
+		index string
+		query query
+	}{{"facts_timeline", timelineQuery}, {"documents_timeline", timelineDocumentsQuery}} {
+		for _, space := range []string{"", "work"} {
+			for _, before := range []*TimelineCursor{nil, {CreatedAt: time.Now(), ID: 7}, {CreatedAt: time.Now(), ID: 7, Document: true}} {
+				q, args := kind.query(space, before, 10)
+				q = "EXPLAIN QUERY PLAN " + q
+				rows, err := s.db.QueryContext(ctx, q, args...)
+				if err != nil {
 					t.Fatal(err)
 				}
-				plan = append(plan, detail)
-			}
-			rows.Close()
-			if got := strings.Join(plan, "; "); strings.Contains(got, "TEMP B-TREE") || !strings.Contains(got, "facts_timeline") {
-				t.Errorf("space %q, cursor %v: plan %q, want facts_timeline walked in order", space, before != nil, got)
+				var plan []string
+				for rows.Next() {
+					var id, parent, unused int
+					var detail string
+					if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+						t.Fatal(err)
+					}
+					plan = append(plan, detail)
+				}
+				rows.Close()
+				if got := strings.Join(plan, "; "); strings.Contains(got, "TEMP B-TREE") || !strings.Contains(got, kind.index) {
+					t.Errorf("space %q, cursor %+v: plan %q, want %s walked in order", space, before, got, kind.index)
+				}
 			}
 		}
 	}
 	if _, err := s.TimelineFacts(ctx, "", &TimelineCursor{CreatedAt: time.Now(), ID: 1}, 10); err != nil {
 		t.Errorf("TimelineFacts: %v", err)
+	}
+	if _, err := s.TimelineDocuments(ctx, "work", &TimelineCursor{CreatedAt: time.Now(), ID: 1}, 10); err != nil {
+		t.Errorf("TimelineDocuments: %v", err)
 	}
 }
 

@@ -207,6 +207,9 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dialogs, u.dataChanged)
 	u.docs = newDocView(u.tasks, b, u.win, u.dialogs, a)
 	u.knowledge.openDoc = func(d engine.DocumentView) { u.docs.open(d.ID, 0, nil) }
+	if u.memories.timeline != nil {
+		u.memories.timeline.openDoc = u.knowledge.openDoc
+	}
 	u.knowledge.onDocs = u.recall.setFolders
 	u.settings.onRepaired = u.refreshStats
 	u.recall.open = u.openHit

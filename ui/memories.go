@@ -115,8 +115,8 @@ func newMemoriesScreen(t *tasks, b Backend, win fyne.Window, dialogs *dialogs, l
 		m.timeline.content.Hide()
 		middle.Add(m.timeline.content)
 		m.byDay = widget.NewCheck(lang.L("By day"), func(on bool) {
-			// The timeline lists active memories of a space; text filter and history are
-			// the list's.
+			// The timeline lists a space's active memories and dated documents; text
+			// filter and history are the list's.
 			if on {
 				listed.Hide()
 				m.timeline.content.Show()

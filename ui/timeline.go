@@ -2,18 +2,21 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/memdesk/memdesk/engine"
+	"github.com/memdesk/memdesk/engine/display"
 )
 
-// timelineReader pages through the memories by day; *engine.Engine satisfies it. A backend
-// without it offers no "By day" view.
+// timelineReader pages through the memories and dated documents by day; *engine.Engine
+// satisfies it. A backend without it offers no "By day" view.
 type timelineReader interface {
 	Timeline(ctx context.Context, req engine.TimelineRequest) (engine.TimelinePage, error)
 }
@@ -22,7 +25,8 @@ type timelineReader interface {
 // for, so scrolling rarely meets a "Loading…" row.
 const timelineAhead = 40
 
-// timelineView lists the memories under a header per day they were written, newest day
+// timelineView lists the memories, and the documents whose text says when it was written
+// (chat conversations, dated notes), under a header per day they were written, newest day
 // first. It reads a page at a time as the person scrolls, so 100k memories cost what the
 // rows on screen cost.
 type timelineView struct {
@@ -33,7 +37,9 @@ type timelineView struct {
 	bind func(*factRow, engine.FactView)
 	// failed reports an error in the Memories screen's banner.
 	failed func(error)
-	now    func() time.Time
+	// openDoc shows a document in the document view, as Recall opens a knowledge hit.
+	openDoc func(engine.DocumentView)
+	now     func() time.Time
 
 	rows    []timelineRow
 	next    *engine.TimelineCursor
@@ -45,11 +51,15 @@ type timelineView struct {
 	content fyne.CanvasObject
 }
 
-// timelineRow is a day's header (fact.ID 0) or one of its memories.
+// timelineRow is a day's header (no fact, no doc), one of its memories or one of its
+// dated documents.
 type timelineRow struct {
 	day  time.Time
 	fact engine.FactView
+	doc  *engine.DocumentView
 }
+
+func (r timelineRow) header() bool { return r.fact.ID == 0 && r.doc == nil }
 
 func newTimelineView(t *tasks, b timelineReader) *timelineView {
 	v := &timelineView{t: t, b: b, now: time.Now}
@@ -72,13 +82,13 @@ func (v *timelineView) reload() {
 	}, nil)
 }
 
-// reloadKeeping reads as many memories as are loaded now again, in one call, and stays
+// reloadKeeping reads as many entries as are loaded now again, in one call, and stays
 // scrolled where it was: another program wrote. It is the live view's read, so one runs at
 // a time (see reread).
 func (v *timelineView) reloadKeeping() {
 	v.keeping.ask(func(landed func()) {
 		v.gen++
-		limit := min(max(v.loadedFacts(), factPageSize), 2000)
+		limit := min(max(v.loadedEntries(), factPageSize), 2000)
 		offset := v.list.GetScrollOffset()
 		v.fetch(engine.TimelineRequest{Space: v.space(), Limit: limit}, func(page engine.TimelinePage) {
 			v.rows, v.next = nil, nil
@@ -127,8 +137,12 @@ func (v *timelineView) add(page engine.TimelinePage) {
 		if n := len(v.rows); n == 0 || !v.rows[n-1].day.Equal(d.Day) {
 			v.rows = append(v.rows, timelineRow{day: d.Day})
 		}
-		for _, f := range d.Facts {
-			v.rows = append(v.rows, timelineRow{day: d.Day, fact: f})
+		for _, en := range d.Entries {
+			if en.Document != nil {
+				v.rows = append(v.rows, timelineRow{day: d.Day, doc: en.Document})
+				continue
+			}
+			v.rows = append(v.rows, timelineRow{day: d.Day, fact: *en.Fact})
 		}
 	}
 	v.next = page.Next
@@ -137,10 +151,11 @@ func (v *timelineView) add(page engine.TimelinePage) {
 	v.list.Refresh()
 }
 
-func (v *timelineView) loadedFacts() int {
+// loadedEntries counts the memories and documents loaded, headers left out.
+func (v *timelineView) loadedEntries() int {
 	n := 0
 	for _, r := range v.rows {
-		if r.fact.ID != 0 {
+		if !r.header() {
 			n++
 		}
 	}
@@ -156,15 +171,25 @@ func (v *timelineView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 		v.more()
 	}
 	r := v.rows[id]
-	if r.fact.ID == 0 {
+	w.header.Hide()
+	w.fact.Hide()
+	w.doc.Hide()
+	switch {
+	case r.header():
 		w.header.SetText(dayHeader(r.day, v.now()))
 		w.header.Show()
-		w.fact.Hide()
-		return
+	case r.doc != nil:
+		doc := *r.doc
+		w.doc.show(doc, func() {
+			if v.openDoc != nil {
+				v.openDoc(doc)
+			}
+		})
+		w.doc.Show()
+	default:
+		w.fact.Show()
+		v.bind(w.fact, r.fact)
 	}
-	w.header.Hide()
-	w.fact.Show()
-	v.bind(w.fact, r.fact)
 }
 
 // dayHeader names a day as a person reads it: "Today", "Yesterday", else the date in the
@@ -199,26 +224,79 @@ func dayName(day, now time.Time) string {
 	return day.Format(layout) + " 周" + string([]rune(chineseWeekdays)[day.Weekday()])
 }
 
-// timelineRowWidget is one row of the timeline: a day's header or a memory.
+// timelineRowWidget is one row of the timeline: a day's header, a memory or a document.
 type timelineRowWidget struct {
 	widget.BaseWidget
 	header  *widget.Label
 	fact    *factRow
+	doc     *timelineDocRow
 	content fyne.CanvasObject
 }
 
 func newTimelineRowWidget() fyne.CanvasObject {
-	w := &timelineRowWidget{header: widget.NewLabel(""), fact: newFactRow().(*factRow)}
+	w := &timelineRowWidget{header: widget.NewLabel(""), fact: newFactRow().(*factRow), doc: newTimelineDocRow()}
+	w.doc.Hide()
 	w.header.TextStyle = fyne.TextStyle{Bold: true}
 	w.header.Importance = widget.HighImportance
 	w.header.Hide()
 	// The header sits at the bottom of its row, next to the day's first memory; an empty
 	// line above it keeps one template height for headers and memories alike.
-	w.content = container.NewStack(container.NewVBox(widget.NewLabel(""), w.header), w.fact)
+	w.content = container.NewStack(container.NewVBox(widget.NewLabel(""), w.header), w.fact, w.doc)
 	w.ExtendBaseWidget(w)
 	return w
 }
 
 func (w *timelineRowWidget) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(w.content)
+}
+
+// timelineDocRow is a dated document in the timeline, laid out like a memory's row: a
+// badge saying what it is (a chat conversation or a note), its title, where it is and when
+// it was written, and Open, which shows it in the document view.
+type timelineDocRow struct {
+	widget.BaseWidget
+	conversation fyne.CanvasObject // badge
+	note         fyne.CanvasObject // badge
+	title        *widget.Label
+	meta         *widget.Label
+	open         *widget.Button
+	content      fyne.CanvasObject
+}
+
+func newTimelineDocRow() *timelineDocRow {
+	r := &timelineDocRow{
+		conversation: chip(lang.L("conversation"), theme.ColorNamePrimary),
+		note:         chip(lang.L("note"), theme.ColorNamePrimary),
+		title:        widget.NewLabel(""),
+		meta:         caption(""),
+		open:         widget.NewButtonWithIcon(lang.L("Open"), theme.FileTextIcon(), nil),
+	}
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.open.Importance = widget.LowImportance
+	r.content = container.NewBorder(nil, nil, container.NewStack(r.conversation, r.note), r.open,
+		container.NewVBox(r.title, r.meta))
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *timelineDocRow) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(r.content)
+}
+
+// show fills the row with doc; open runs on Open.
+func (r *timelineDocRow) show(doc engine.DocumentView, open func()) {
+	r.conversation.Hide()
+	r.note.Hide()
+	if doc.Conversation() {
+		r.conversation.Show()
+	} else {
+		r.note.Show()
+	}
+	r.title.SetText(display.Line(doc.Title))
+	meta := fmt.Sprintf("#%d · %s · %s · %s", doc.ID, doc.Space, display.Line(doc.Format), display.Line(doc.Path))
+	if doc.Written != nil {
+		meta += " · " + doc.Written.Local().Format(lang.L("2 Jan 2006 15:04"))
+	}
+	r.meta.SetText(meta)
+	r.open.OnTapped = open
 }

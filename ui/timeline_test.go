@@ -2,11 +2,15 @@ package ui
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/memdesk/memdesk/engine"
@@ -67,7 +71,7 @@ func TestTimelineShowsDays(t *testing.T) {
 	h.waitFor("the timeline", func() bool { return len(v.rows) == 5 })
 	var got []string
 	for _, r := range v.rows {
-		if r.fact.ID == 0 {
+		if r.header() {
 			got = append(got, "# "+dayHeader(r.day, now))
 		} else {
 			got = append(got, r.fact.Text)
@@ -125,10 +129,11 @@ func (b *manyDays) Timeline(_ context.Context, req engine.TimelineRequest) (engi
 	var page engine.TimelinePage
 	for _, f := range facts {
 		day := time.Date(f.CreatedAt.Year(), f.CreatedAt.Month(), f.CreatedAt.Day(), 0, 0, 0, 0, time.Local)
+		en := engine.TimelineEntry{Fact: &f}
 		if n := len(page.Days); n > 0 && page.Days[n-1].Day.Equal(day) {
-			page.Days[n-1].Facts = append(page.Days[n-1].Facts, f)
+			page.Days[n-1].Entries = append(page.Days[n-1].Entries, en)
 		} else {
-			page.Days = append(page.Days, engine.TimelineDay{Day: day, Facts: []engine.FactView{f}})
+			page.Days = append(page.Days, engine.TimelineDay{Day: day, Entries: []engine.TimelineEntry{en}})
 		}
 	}
 	if start+limit < b.n {
@@ -149,25 +154,131 @@ func TestTimeline100kReadsAsItScrolls(t *testing.T) {
 	m := h.u.memories
 	test.Tap(m.byDay)
 	v := m.timeline
-	h.waitFor("the first page", func() bool { return v.loadedFacts() >= factPageSize && !v.loading })
+	h.waitFor("the first page", func() bool { return v.loadedEntries() >= factPageSize && !v.loading })
 	if c := md.calls.Load(); c > 2 {
 		t.Errorf("%d Timeline calls to show the top of 100k memories, want 1 or 2", c)
 	}
 	for page := 2; page <= 4; page++ {
 		v.list.ScrollToBottom()
-		h.waitFor("the next page", func() bool { return v.loadedFacts() >= page*factPageSize && !v.loading })
+		h.waitFor("the next page", func() bool { return v.loadedEntries() >= page*factPageSize && !v.loading })
 	}
 	headers := 0
 	for _, r := range v.rows {
-		if r.fact.ID == 0 {
+		if r.header() {
 			headers++
 		}
 	}
 	// 800 memories, ten a day: 80 days, each with one header, however the pages cut them.
-	if loaded := v.loadedFacts(); headers != loaded/10 {
+	if loaded := v.loadedEntries(); headers != loaded/10 {
 		t.Errorf("%d day headers over %d memories ten a day, want %d", headers, loaded, loaded/10)
 	}
 	if c := md.calls.Load(); c > 6 {
 		t.Errorf("%d Timeline calls to scroll four pages, want a handful", c)
 	}
+}
+
+// timelineDocRowShowing is the visible document row of the timeline titled title, or nil.
+func timelineDocRowShowing(root fyne.CanvasObject, title string) *timelineDocRow {
+	var found *timelineDocRow
+	walk(root, func(o fyne.CanvasObject) {
+		if r, ok := o.(*timelineDocRow); ok && found == nil && r.title.Text == title {
+			found = r
+		}
+	})
+	return found
+}
+
+// TestTimelineShowsDatedDocuments: a chat conversation and a note with a date property show
+// under the day they were written, among the memories, with a conversation or note badge,
+// their title and path; a note without a date is not there; Open shows the document in the
+// document view, as a knowledge hit opens from Recall.
+func TestTimelineShowsDatedDocuments(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	ctx := context.Background()
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "engine", "ingest", "testdata", "claude", "conversations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(dir, "claude", "conversations.json")
+	if err := os.MkdirAll(filepath.Dir(export), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(export, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vault := filepath.Join(dir, "vault")
+	if err := os.CopyFS(vault, os.DirFS(filepath.Join("..", "engine", "testdata", "vault"))); err != nil {
+		t.Fatal(err)
+	}
+	daily := filepath.Join(vault, "Daily", "2024-05-01.md")
+	undated := filepath.Join(vault, "Archive", "2023", "notes.md")
+	if _, err := h.eng.KBAdd(ctx, engine.KBAddRequest{Paths: []string{export, daily, undated}}); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	h.remember("vacuumed the orders table", "")
+	h.u.showScreen(screenMemories)
+	m := h.u.memories
+	test.Tap(m.byDay)
+	v := m.timeline
+	// Today and its memory, then 2024-05-01's note and the two conversations' days.
+	h.waitFor("the timeline", func() bool { return len(v.rows) == 8 })
+	var got []string
+	for _, r := range v.rows {
+		switch {
+		case r.header():
+			got = append(got, "# "+r.day.Format(time.DateOnly))
+		case r.doc != nil:
+			got = append(got, r.doc.Title)
+		default:
+			got = append(got, r.fact.Text)
+		}
+	}
+	// The days are of the machine's calendar: the note is dated 2024-05-01 (midnight UTC),
+	// the conversations started at 16:20 UTC on 9 Jan 2024 and 02:05 UTC on 18 Jun 2023.
+	local := func(t time.Time) string { return "# " + t.Local().Format(time.DateOnly) }
+	want := []string{local(time.Now()), "vacuumed the orders table",
+		local(time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)), "2024-05-01",
+		local(time.Date(2024, 1, 9, 16, 20, 0, 0, time.UTC)), "Postgres vacuum tuning",
+		local(time.Date(2023, 6, 18, 2, 5, 0, 0, time.UTC)), "给奶奶的生日礼物"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("timeline rows = %q, want %q", got, want)
+	}
+
+	var conv *timelineDocRow
+	h.waitFor("the conversation's row", func() bool {
+		conv = timelineDocRowShowing(v.content, "Postgres vacuum tuning")
+		return conv != nil && shown(conv.open)
+	})
+	note := timelineDocRowShowing(v.content, "2024-05-01")
+	if note == nil {
+		t.Fatalf("no row shows the dated note:\n%s", texts(v.content))
+	}
+	for _, row := range []struct {
+		r          *timelineDocRow
+		badge, not string
+		path       string
+	}{{conv, "conversation", "note", export}, {note, "note", "conversation", daily}} {
+		shownText := texts(row.r)
+		lines := strings.Split(shownText, "\n")
+		if !slices.Contains(lines, row.badge) || slices.Contains(lines, row.not) || !strings.Contains(shownText, row.path) {
+			t.Errorf("row %q shows:\n%s\nwant the badge %q (not %q) and the path %s", row.r.title.Text, shownText, row.badge, row.not, row.path)
+		}
+	}
+	test.Tap(conv.open)
+	h.waitFor("the document view", func() bool { return h.overlay() != nil && h.u.docs.isOpen() })
+	if got := h.u.docs.page.Document.Title; got != "Postgres vacuum tuning" {
+		t.Errorf("Open showed %q, want the conversation", got)
+	}
+
+	// A note imported meanwhile shows on the timeline without a reload: the live view's
+	// re-read (reloadKeeping) brings the new page of entries.
+	if _, err := h.eng.KBAdd(ctx, engine.KBAddRequest{Paths: []string{filepath.Join(vault, "Projects", "Memdesk.md")}}); err != nil {
+		t.Fatal(err)
+	}
+	h.u.knowledge.changed()
+	h.waitFor("the imported note on the timeline", func() bool {
+		return slices.ContainsFunc(v.rows, func(r timelineRow) bool { return r.doc != nil && r.doc.Title == "Memdesk project" })
+	})
 }

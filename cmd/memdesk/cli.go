@@ -60,6 +60,9 @@ Memories:
   memories export [--space S] [--format md|json] [--to FILE]
                                   write the active memories with their spaces and times
   memories import FILE            add the memories of an export (those already there are kept once)
+  timeline [--space S] [--limit N]
+                                  the newest memories, conversations and dated notes by the
+                                  day they were written (N entries, 50 unless given)
   move ID SPACE                   put a memory in another space
   spaces                          list the spaces and what each holds
   spaces rename OLD NEW           rename a space, with its memories, documents and watched folders
@@ -208,6 +211,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.list(ctx, cargs)
 	case "memories":
 		return c.memories(ctx, cargs)
+	case "timeline":
+		return c.timeline(ctx, cargs)
 	case "spaces":
 		return c.spaces(ctx, cargs)
 	case "move":
