@@ -41,7 +41,7 @@ func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds [
 	if len(ranked) > k {
 		ranked = ranked[:k]
 	}
-	shown, err := e.hits(ctx, ranked, req.lang())
+	shown, err := e.hits(ctx, ranked, nil, req.lang())
 	if err != nil {
 		return RecallResult{}, err
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -274,13 +275,14 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		}
 		res.Filtered = len(ranked.Hits) - len(hits)
 	}
-	if hits, err = e.collapse(ctx, hits, k); err != nil {
+	hits, read, err := e.collapse(ctx, hits, k)
+	if err != nil {
 		return RecallResult{}, err
 	}
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	shown, err := e.hits(ctx, hits, req.lang())
+	shown, err := e.hits(ctx, hits, read, req.lang())
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -327,8 +329,8 @@ const collapseWindow = 4
 
 // collapse folds the chunk hits that hold the same passage as a higher hit into it
 // (rank.Collapse), reading the texts of the first collapseWindow*k hits only: those are
-// the ones that can be shown.
-func (e *Engine) collapse(ctx context.Context, hits []rank.Hit, k int) ([]rank.Hit, error) {
+// the ones that can be shown. It returns the rows it read, which hits does not read again.
+func (e *Engine) collapse(ctx context.Context, hits []rank.Hit, k int) ([]rank.Hit, map[rank.Key]store.Candidate, error) {
 	window := min(len(hits), collapseWindow*k)
 	var ids []int64
 	for _, h := range hits[:window] {
@@ -337,29 +339,38 @@ func (e *Engine) collapse(ctx context.Context, hits []rank.Hit, k int) ([]rank.H
 		}
 	}
 	if len(ids) < 2 {
-		return hits, nil
+		return hits, nil, nil
 	}
-	rows, err := e.st.CandidatesByID(ctx, store.KindChunk, ids)
+	cands, err := e.st.CandidatesByID(ctx, store.KindChunk, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	passages := make(map[rank.Key]rank.Passage, len(rows))
-	for _, c := range rows {
-		passages[rank.Key{Kind: store.KindChunk, ID: c.ID}] = rank.PassageOf(c.Text)
+	rows := make(map[rank.Key]store.Candidate, len(cands))
+	passages := make(map[rank.Key]rank.Passage, len(cands))
+	for _, c := range cands {
+		key := rank.Key{Kind: store.KindChunk, ID: c.ID}
+		rows[key], passages[key] = c, rank.PassageOf(c.Text)
 	}
-	return append(rank.Collapse(hits[:window], passages), hits[window:]...), nil
+	return append(rank.Collapse(hits[:window], passages), hits[window:]...), rows, nil
 }
 
-// hits reads the rows of the ranked hits and makes them the hits the surfaces show.
-func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang) ([]Hit, error) {
+// hits reads the rows of the ranked hits (those not already in read) and makes them the
+// hits the surfaces show.
+func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, read map[rank.Key]store.Candidate, lang explain.Lang) ([]Hit, error) {
 	ids := map[string][]int64{}
-	for _, h := range ranked {
-		ids[h.Key.Kind] = append(ids[h.Key.Kind], h.Key.ID)
-		for _, s := range h.Same {
-			ids[s.Key.Kind] = append(ids[s.Key.Kind], s.Key.ID)
+	want := func(key rank.Key) {
+		if _, ok := read[key]; !ok {
+			ids[key.Kind] = append(ids[key.Kind], key.ID)
 		}
 	}
-	rows := map[rank.Key]store.Candidate{}
+	for _, h := range ranked {
+		want(h.Key)
+		for _, s := range h.Same {
+			want(s.Key)
+		}
+	}
+	rows := make(map[rank.Key]store.Candidate, len(read)+len(ranked))
+	maps.Copy(rows, read)
 	for kind, list := range ids {
 		cands, err := e.st.CandidatesByID(ctx, kind, list)
 		if err != nil {
@@ -369,10 +380,12 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 			rows[rank.Key{Kind: c.Kind, ID: c.ID}] = c
 		}
 	}
-	var docIDs []int64
-	for _, c := range rows {
-		if c.Kind == store.KindChunk {
-			docIDs = append(docIDs, c.DocID)
+	var docIDs []int64 // of the hits shown, and of the places folded into them
+	for _, h := range ranked {
+		for _, key := range append([]rank.Key{h.Key}, sameKeys(h.Same)...) {
+			if c, ok := rows[key]; ok && c.Kind == store.KindChunk {
+				docIDs = append(docIDs, c.DocID)
+			}
 		}
 	}
 	copies, err := e.st.CopiesOf(ctx, docIDs)
@@ -410,6 +423,14 @@ func (e *Engine) hits(ctx context.Context, ranked []rank.Hit, lang explain.Lang)
 	}
 	newerFirst(out)
 	return out, nil
+}
+
+func sameKeys(same []rank.Same) []rank.Key {
+	keys := make([]rank.Key, len(same))
+	for i, s := range same {
+		keys[i] = s.Key
+	}
+	return keys
 }
 
 // placeOf is where a chunk candidate is.
