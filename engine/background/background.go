@@ -132,6 +132,8 @@ type Unit struct {
 	// Name: a Chinese pair the table does not know as a word (CJKWord.Unknown), most often
 	// a name. English words the table lacks are not marked: jargon as often as names.
 	Name bool
+	// Noun: a Chinese word the table tags a noun (CJKWord.Noun).
+	Noun bool
 }
 
 // partWorth is what holding one piece of a compound is worth, as a share of the piece's own
@@ -223,6 +225,7 @@ func cjkUnits(terms []analysis.Term, cjkWords func(run string) []CJKWord) []Unit
 			Surface:     strings.Join(chars[w.Start:w.Start+w.Len], ""),
 			Specificity: w.Specificity,
 			Name:        w.Unknown,
+			Noun:        w.Noun,
 		})
 	}
 	return out

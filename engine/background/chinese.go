@@ -156,6 +156,10 @@ type CJKWord struct {
 	Specificity float64
 	// Unknown: two single characters the table does not know as a word, most often a name.
 	Unknown bool
+	// Noun: the table tags the word a noun of some kind (a thing, a place, a person, a
+	// title), not a verb, adjective or time word: what a question is about rather than what
+	// it asks of it (护照 of 护照什么时候过期, not 过期).
+	Noun bool
 }
 
 // ChineseWords cuts a Han run into words by the table and keeps those that can carry a
@@ -178,7 +182,8 @@ func ChineseWords(run string) []CJKWord {
 	prevSingle := false // the word before is a single content character
 	for _, w := range segmentZH(runes, total) {
 		if w.n >= 2 && w.known && isContentTag(w.entry.tag) && total > w.entry.count {
-			out = append(out, CJKWord{Start: w.start, Len: w.n, Specificity: math.Log(total / w.entry.count)})
+			out = append(out, CJKWord{Start: w.start, Len: w.n, Specificity: math.Log(total / w.entry.count),
+				Noun: w.entry.tag[0] == 'n'})
 		}
 		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
 		if single && prevSingle && total > unknownPairCount {

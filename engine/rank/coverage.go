@@ -56,12 +56,8 @@ type clauseBits struct {
 	total    float64
 	units    []unitBits
 	specific []int
-	// unknownTopic: the clause's most specific unit is a name (Unit.Name) no text of the
-	// scope holds, and at least unknownTopicShare of the clause (赵鹏 of 赵鹏的职业是什么,
-	// in a store that never mentions him). The question is about someone the store does
-	// not know, and a text holding its other words answers it only if it holds most of the
-	// clause. In a long sentence one name the store lacks is a detail, not the topic; and a
-	// word the store lacks (下场 of 邓飏的下场是什么) is what is asked about the topic.
+	// unknownTopic: the clause's topic is something the store never mentions (unknownTopic);
+	// a text holding its other words answers it only if it holds most of the clause.
 	unknownTopic bool
 }
 
@@ -127,11 +123,42 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 		if cb.total > 0 {
 			cb.specific = mostSpecificFirst(cl.Units)
 			top := cb.specific[0]
-			cb.unknownTopic = cl.Units[top].Name && !known[top] && cl.Units[top].Specificity >= unknownTopicShare*cb.total
+			cb.unknownTopic = unknownTopic(cl.Units, known, top, cb.total)
 			c.clauses = append(c.clauses, cb)
 		}
 	}
 	return c
+}
+
+// unknownTopic reports whether a clause asks about something no text of the scope holds: its
+// most specific unit (top) is unknown to the scope, at least unknownTopicShare of the clause,
+// and either a name (赵鹏 of 赵鹏的职业是什么, in a store that never mentions him) or a
+// Chinese noun while the clause names no one the store knows (莱索托 of 莱索托哪一年独立, in
+// a store of role-play dialogues that say 独立). Where the clause does name someone the store
+// knows, the noun it lacks is what is asked about them (下场 of 邓飏的下场是什么), and a
+// text about them may answer it in other words; a verb, adjective or time word the store
+// lacks is what is asked about the topic too (过期 of 护照什么时候过期, in a store that says
+// 护照明年三月到期). In a long sentence one unit the store lacks is a detail, not the topic.
+// English words are not read this way: the English table cannot tell a name from jargon, or
+// a noun from a verb, and a claim's rarest term is often absent from the abstract that
+// supports it.
+func unknownTopic(units []Unit, known []bool, top int, total float64) bool {
+	u := units[top]
+	if known[top] || u.Specificity < unknownTopicShare*total {
+		return false
+	}
+	if u.Name {
+		return true
+	}
+	if !u.All || !u.Noun { // a Latin word, or no noun: see above
+		return false
+	}
+	for k, other := range units {
+		if other.Name && known[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // unitKnown reports whether some text of the scope may hold u: each of an All unit's terms,

@@ -260,10 +260,13 @@ func FuzzEvidence(f *testing.F) {
 func TestCoverageOfAClause(t *testing.T) {
 	src := &Source{LexicalTerms: []Term{{Text: "简约"}, {Text: "风格"}, {Text: "amp-activ"}, {Text: "activ"}, {Text: "kinas"}},
 		Substrings: []string{"Sourdough"}}
-	word := Unit{Terms: []string{"简约", "约风", "风格"}, All: true, Surface: "简约风格", Specificity: 12}
+	word := Unit{Terms: []string{"简约", "约风", "风格"}, All: true, Surface: "简约风格", Specificity: 12, Noun: true}
+	verb := Unit{Terms: []string{"过期"}, All: true, Surface: "过期", Specificity: 12}
 	pair := Unit{Terms: []string{"风格"}, All: true, Surface: "风格", Specificity: 8}
 	topic := Unit{Terms: []string{"风格"}, All: true, Surface: "风格", Specificity: 14}
 	name := Unit{Terms: []string{"赵鹏"}, All: true, Surface: "赵鹏", Specificity: 12, Name: true}
+	knownName := Unit{Terms: []string{"简约"}, All: true, Surface: "简约", Specificity: 8, Name: true}
+	absent := Unit{Terms: []string{"onchocerc"}, TermSpecificity: []float64{15}, Surface: "onchocerciasis", Specificity: 15}
 	compound := Unit{Terms: []string{"amp-activ", "amp", "activ"}, TermSpecificity: []float64{17, 12, 9},
 		Surface: "AMP-activated", Specificity: 17}
 	kinase := Unit{Terms: []string{"kinas"}, TermSpecificity: []float64{13}, Surface: "kinase", Specificity: 13}
@@ -285,11 +288,15 @@ func TestCoverageOfAClause(t *testing.T) {
 	}{
 		// 约风 is held by no text of the scope: no text can hold the whole word.
 		{"a Chinese word needs all its bigrams", []Clause{{Units: []Unit{word, topic}}}, Candidate{Terms: 0b011}, false, 14.0 / 26},
-		// The clause's most specific unit is a name no text holds: its other word, less
-		// than half of the clause, answers nothing. A word no text holds is what is asked
-		// of the topic, and leaves the rest its share.
+		// The clause's most specific unit is a name or a Chinese noun no text holds: its
+		// other word, less than half of the clause, answers nothing. Where the clause names
+		// someone the store knows, the noun it lacks is what is asked of them, and leaves
+		// the rest its share; so do a Chinese verb and an English word no text holds.
 		{"the name no text holds", []Clause{{Units: []Unit{name, pair}}}, Candidate{Terms: 0b011}, false, 0},
-		{"a word no text holds", []Clause{{Units: []Unit{word, pair}}}, Candidate{Terms: 0b011}, false, 8.0 / 20},
+		{"a Chinese word no text holds", []Clause{{Units: []Unit{word, pair}}}, Candidate{Terms: 0b011}, false, 0},
+		{"a word no text holds, of a name the store knows", []Clause{{Units: []Unit{word, knownName}}}, Candidate{Terms: 0b001}, false, 8.0 / 20},
+		{"a Chinese verb no text holds", []Clause{{Units: []Unit{verb, pair}}}, Candidate{Terms: 0b011}, false, 8.0 / 20},
+		{"an English word no text holds", []Clause{{Units: []Unit{absent, kinase}}}, Candidate{Terms: 0b10000}, false, 13.0 / 28},
 		{"the compound itself", []Clause{claim}, Candidate{Terms: 0b00100}, false, 17.0 / 30},
 		{"a part of a compound is worth the part", []Clause{claim}, Candidate{Terms: 0b01000}, false, 9.0 / 30},
 		{"the compound and another word", []Clause{claim}, Candidate{Terms: 0b11100}, false, 1},

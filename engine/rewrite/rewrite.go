@@ -210,6 +210,10 @@ var zhQuestionWords = [...]string{
 	"我想知道", "告诉我", "告訴我",
 }
 
+// zhHowAdjectives are the adjectives 多 turns into a "how …" question at a sentence's end:
+// 多长 (long), 多远 (far), 多久 (long a time), 多高, 多大, 多重, 多宽, 多深, 多厚, 多快, 多老.
+const zhHowAdjectives = "长長远遠久高大重宽寬深厚快老"
+
 // zhFillerLen is the length of the Chinese filler at byte i of q, or 0.
 func zhFillerLen(q string, i int) int {
 	s := q[i:]
@@ -230,6 +234,14 @@ func zhFillerLen(q string, i int) int {
 		}
 	}
 	r, size := utf8.DecodeRuneInString(s)
+	// 多 and an adjective at the end of a question asks "how long", "how far" (崇陵墓道有多长,
+	// 太阳有多远): what is asked, not what it is asked about. Inside a sentence the same
+	// characters are parts of words (很多长辈, 许多高山), so only at its end.
+	if r == '多' {
+		if adj, n := utf8.DecodeRuneInString(s[size:]); strings.ContainsRune(zhHowAdjectives, adj) && atSentenceEnd(s[size+n:]) {
+			return size + n
+		}
+	}
 	if strings.ContainsRune("吗嗎呢吧啊呀嘛", r) && atSentenceEnd(s[size:]) {
 		switch {
 		case r == '吧' && strings.ContainsRune("酒网網贴貼水氧书書茶陶", prev),

@@ -13,6 +13,9 @@ var stripCases = []struct {
 }{
 	// Chinese, simplified.
 	{"什么 inside", "老王喜欢什么风格", "老王喜欢 风格"},
+	{"how long at the end", "崇陵墓道有多长？", "崇陵墓道有"},
+	{"how far at the end", "沃夫424距离太阳多远", "沃夫424距离太阳"},
+	{"多 and an adjective inside a word", "很多长辈喜欢他", "很多长辈喜欢他"},
 	{"什么时候 is when", "周会是什么时候", "周会"},
 	{"啥时候", "张伟明啥时候入职", "张伟明 入职"},
 	{"怎么", "怎么部署应用", "部署应用"},
