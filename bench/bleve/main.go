@@ -1,6 +1,7 @@
 // Command bleve times memdesk's recall beside bleve's search on the corpus and query mix of
 // `memdesk bench`, in one process, query by query, for issue 26: at 100k facts, recall p50 at
-// most 2 ms and p95 at most 2x bleve's in the same run.
+// most 2 ms and p95 at most 2x bleve's in the same run. With --beir it measures bleve's
+// recall@k and nDCG@k on a BEIR-style set instead (quality.go).
 //
 // It is a module of its own so that bleve never enters memdesk's go.mod or binary.
 package main
@@ -100,6 +101,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	queries := fs.Int("queries", 200, "timed queries per arm, at least (the mix is repeated)")
 	seed := fs.Uint64("seed", 1, "corpus generator seed")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	var q qualityOptions
+	fs.StringVar(&q.dir, "beir", "", "measure bleve's recall@k and nDCG@k on the BEIR-style set in this directory instead")
+	scope := fs.String("scope", "none", "with --beir: none, or prefix (each query ranks only the docs of its id's space)")
+	fs.StringVar(&q.scoring, "scoring", "bm25", "with --beir: bm25 or tfidf (bleve's default)")
+	fs.StringVar(&q.analyzer, "analyzer", "cjk", "with --beir: cjk or en")
+	fs.IntVar(&q.k, "k", 10, "with --beir: the depth of recall and nDCG")
+	fs.BoolVar(&q.merge, "merge", true, "with --beir: merge the index into one segment before the queries (bleve's BM25 depends on the segments)")
 	// On a bad command line the usage is printed here and main exits 2 on flag.ErrHelp.
 	if err := fs.Parse(args); err != nil {
 		return flag.ErrHelp // flag has said what was wrong
@@ -110,6 +118,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return flag.ErrHelp
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if q.dir != "" {
+		q.scope = eval.Scope(*scope)
+		return runQuality(ctx, log, q, stdout)
+	}
 
 	gogc := os.Getenv("GOGC")
 	if gogc == "" {
