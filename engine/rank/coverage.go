@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memdesk/memdesk/engine/background"
 )
@@ -144,11 +145,14 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 // supports it.
 func unknownTopic(units []Unit, known []bool, top int, total float64) bool {
 	u := units[top]
-	if known[top] || u.Specificity < unknownTopicShare*total {
+	if known[top] {
 		return false
 	}
 	if u.Name {
-		return true
+		return nameSpecificity(units, known, top) >= unknownTopicShare*total
+	}
+	if u.Specificity < unknownTopicShare*total {
+		return false
 	}
 	if !u.All || !u.Noun { // a Latin word, or no noun: see above
 		return false
@@ -159,6 +163,26 @@ func unknownTopic(units []Unit, known []bool, top int, total float64) bool {
 		}
 	}
 	return true
+}
+
+// nameSpecificity is the specificity of the unknown name units[top] is part of: a name of
+// three characters the table does not know (鸣冠雉) is two pairs side by side (鸣冠, 冠雉),
+// each a unit, each a part of one name; the pairs next to it that share a character and that
+// no text holds either are counted with it.
+func nameSpecificity(units []Unit, known []bool, top int) float64 {
+	joined := func(a, b Unit) bool {
+		last, _ := utf8.DecodeLastRuneInString(a.Surface)
+		first, _ := utf8.DecodeRuneInString(b.Surface)
+		return last == first
+	}
+	s := units[top].Specificity
+	for i := top; i > 0 && units[i-1].Name && !known[i-1] && joined(units[i-1], units[i]); i-- {
+		s += units[i-1].Specificity
+	}
+	for i := top; i+1 < len(units) && units[i+1].Name && !known[i+1] && joined(units[i], units[i+1]); i++ {
+		s += units[i+1].Specificity
+	}
+	return s
 }
 
 // unitKnown reports whether some text of the scope may hold u: each of an All unit's terms,

@@ -295,6 +295,12 @@ func TestCoverageOfAClause(t *testing.T) {
 		{"the name no text holds", []Clause{{Units: []Unit{name, pair}}}, Candidate{Terms: 0b011}, false, 0},
 		{"a Chinese word no text holds", []Clause{{Units: []Unit{word, pair}}}, Candidate{Terms: 0b011}, false, 0},
 		{"a word no text holds, of a name the store knows", []Clause{{Units: []Unit{word, knownName}}}, Candidate{Terms: 0b001}, false, 8.0 / 20},
+		// 鸣冠雉, a name the table does not know, is two pairs: each under a third of the
+		// clause, together over it.
+		{"a three-character name no text holds", []Clause{{Units: []Unit{
+			{Terms: []string{"鸣冠"}, All: true, Surface: "鸣冠", Specificity: 11, Name: true},
+			{Terms: []string{"冠雉"}, All: true, Surface: "冠雉", Specificity: 11, Name: true},
+			pair, {Terms: []string{"简约"}, All: true, Surface: "简约", Specificity: 7, Noun: true}}}}, Candidate{Terms: 0b011}, false, 0},
 		{"a Chinese verb no text holds", []Clause{{Units: []Unit{verb, pair}}}, Candidate{Terms: 0b011}, false, 8.0 / 20},
 		{"an English word no text holds", []Clause{{Units: []Unit{absent, kinase}}}, Candidate{Terms: 0b10000}, false, 13.0 / 28},
 		{"the compound itself", []Clause{claim}, Candidate{Terms: 0b00100}, false, 17.0 / 30},
