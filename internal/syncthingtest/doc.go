@@ -1,0 +1,57 @@
+// Package syncthingtest runs real Syncthing instances for tests, on 127.0.0.1 only. It is
+// test support: only _test.go files import it, but it is a normal package so the tests of
+// any package (the sync log's, the CLI's) can share it.
+//
+// A test starts two instances with [Start], shares one folder between them with [Share],
+// writes files on either side, and calls [Settle] before it compares the two folders.
+// [AssertLoopbackOnly] checks with ss(8) that an instance's sockets are all on loopback.
+// Syncthing (1.19, Debian 12) and ss (iproute2) come from scripts/deps.sh.
+//
+// # Nothing leaves 127.0.0.1
+//
+// The test machines have no network beyond loopback, and a test must send nothing elsewhere.
+// Syncthing's defaults reach out in many ways, so Start writes each instance's config.xml
+// before its first start (no setting is changed later over REST, which would leave a window
+// with the defaults on). Each setting and why:
+//
+//   - listenAddress tcp://127.0.0.1:PORT only: the default, "default", listens on TCP and
+//     QUIC on every interface, and adds a dynamic relay address.
+//   - globalAnnounceEnabled false: global discovery announces the device to and queries the
+//     public discovery servers over HTTPS.
+//   - localAnnounceEnabled false: local discovery broadcasts on UDP port 21027 (IPv4
+//     broadcast and IPv6 multicast) to every LAN the machine is on.
+//   - relaysEnabled false: the relay pool is fetched over HTTPS and a relay joined.
+//   - natEnabled false: UPnP and NAT-PMP probe the gateway; it also switches STUN off, which
+//     Syncthing runs only while NAT traversal is on.
+//   - urAccepted -1 (and urSeen 3, so the GUI does not ask): no usage reports.
+//   - crashReportingEnabled false: no crash reports are uploaded.
+//   - autoUpgradeIntervalH 0, plus STNOUPGRADE=1 and --no-upgrade: no release checks.
+//   - announceLANAddresses false: nothing to announce to, and it keeps the addresses of the
+//     machine's other interfaces out of everything Syncthing says.
+//   - GUI/REST on 127.0.0.1:PORT with a random API key, no browser.
+//   - --no-default-folder and STNODEFAULTFOLDER=1: no ~/Sync folder in the user's home.
+//   - --no-restart (STNORESTART=1): one process, no monitor parent, so the PID that ss
+//     reports is the one that does the syncing, and a crash is not retried in a loop.
+//   - the proxy variables (ALL_PROXY, HTTP_PROXY, …) are removed from its environment:
+//     Syncthing dials peers through a SOCKS proxy named there, which would take a connection
+//     meant for 127.0.0.1 elsewhere.
+//
+// Peers are introduced to each other by a static tcp://127.0.0.1:PORT address, never
+// "dynamic", so no lookup of any kind is needed to connect.
+//
+// Two further settings are for the tests, not for the network: restartOnWakeup false (under
+// a heavily loaded CI machine a stalled timer looks like a wake from sleep, and the restart
+// it asks for ends a --no-restart process) and setLowPriority false (a niced Syncthing
+// starved by the race-detector test binaries next to it would make every wait longer).
+//
+// # Reading a synced file
+//
+// Syncthing writes a received file to a temporary file (.syncthing.NAME.tmp) and renames it
+// into place, so a reader never sees a half-written copy of a version Syncthing scanned.
+// But a file being appended to on the sender while Syncthing scans it can be sent as it was
+// at that instant, ending in a torn last line; the rest follows in a later version. A reader
+// of an append-only log in a synced folder must ignore a last line without "\n" (and read it
+// again once it is complete). The folder also holds Syncthing's own names: the .stfolder
+// marker, .syncthing.*.tmp files and, if two devices wrote one file, *.sync-conflict-*
+// copies; a reader skips those.
+package syncthingtest

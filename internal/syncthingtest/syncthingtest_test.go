@@ -1,0 +1,248 @@
+package syncthingtest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTwoInstancesSyncOnLoopback runs two real Syncthing instances sharing one folder,
+// writes on both sides (one file appended to several times), and checks that both end with
+// the same files and that neither instance ever had a socket off loopback.
+func TestTwoInstancesSyncOnLoopback(t *testing.T) {
+	root := t.TempDir()
+	a := Start(t, filepath.Join(root, "home-a"))
+	b := Start(t, filepath.Join(root, "home-b"))
+	assertQuiet(t, a, b)
+
+	dirA, dirB := filepath.Join(root, "sync-a"), filepath.Join(root, "sync-b")
+	Share(t, a, b, "memdesk-test", dirA, dirB)
+	assertQuiet(t, a, b)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+
+	writeFile(t, filepath.Join(dirA, "from-a.txt"), "written on a\n")
+	writeFile(t, filepath.Join(dirB, "nested", "from-b.jsonl"), `{"op":"add","id":1}`+"\n")
+	logA := filepath.Join(dirA, "device-a.log")
+	for i := range 5 {
+		appendLine(t, logA, fmt.Sprintf("change %d from a", i))
+	}
+	start := time.Now()
+	if err := Settle(ctx, a, b, "memdesk-test"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first settle: %v", time.Since(start).Round(time.Millisecond))
+	assertSameTree(t, dirA, dirB)
+
+	// A second round, so Settle is seen to wait for changes made after the folder was
+	// already in sync, on both sides at once.
+	for i := 5; i < 8; i++ {
+		appendLine(t, logA, fmt.Sprintf("change %d from a", i))
+	}
+	writeFile(t, filepath.Join(dirB, "nested", "from-b.jsonl"), `{"op":"add","id":1}`+"\n"+`{"op":"edit","id":1}`+"\n")
+	start = time.Now()
+	if err := Settle(ctx, a, b, "memdesk-test"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("second settle: %v", time.Since(start).Round(time.Millisecond))
+	got := assertSameTree(t, dirA, dirB)
+	want := map[string]string{
+		"from-a.txt":          "written on a\n",
+		"nested/from-b.jsonl": `{"op":"add","id":1}` + "\n" + `{"op":"edit","id":1}` + "\n",
+		"device-a.log":        "change 0 from a\nchange 1 from a\nchange 2 from a\nchange 3 from a\nchange 4 from a\nchange 5 from a\nchange 6 from a\nchange 7 from a\n",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("synced files (-want +got):\n%s", diff)
+	}
+	assertQuiet(t, a, b)
+	assertLogQuiet(t, a, b)
+}
+
+// assertLogQuiet checks the instances' logs for a second witness: their one listener is
+// TCP on 127.0.0.1, and none of the services that reach outward ever started (each logs a
+// line when it does).
+func assertLogQuiet(t *testing.T, instances ...*Instance) {
+	t.Helper()
+	outward := []string{"QUIC listener", "Relay listener", "detected NAT type", "discovery", "Checking for upgrade", "Automatic upgrade"}
+	for _, in := range instances {
+		raw, err := os.ReadFile(in.LogPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := string(raw)
+		if !strings.Contains(log, "TCP listener (127.0.0.1:") {
+			t.Errorf("syncthing %s log has no TCP listener on 127.0.0.1:\n%s", shortID(in.DeviceID), in.LogTail(40))
+		}
+		for _, s := range outward {
+			if strings.Contains(log, s) {
+				t.Errorf("syncthing %s log mentions %q:\n%s", shortID(in.DeviceID), s, in.LogTail(40))
+			}
+		}
+	}
+}
+
+// assertQuiet checks every socket of both instances is on loopback, logging them so a
+// verbose run shows the evidence, and that neither has a UDP socket: with only a TCP
+// listener and discovery off, Syncthing needs none (local discovery would be UDP 21027,
+// QUIC and STUN UDP too).
+func assertQuiet(t *testing.T, instances ...*Instance) {
+	t.Helper()
+	for _, in := range instances {
+		AssertLoopbackOnly(t, in)
+		sockets := Sockets(t, in)
+		var lines []string
+		for _, s := range sockets {
+			lines = append(lines, s.String())
+			if s.Netid == "udp" {
+				t.Errorf("syncthing %s has a UDP socket: %v", shortID(in.DeviceID), s)
+			}
+			if s.Port() == 21027 {
+				t.Errorf("syncthing %s has the local discovery port open: %v", shortID(in.DeviceID), s)
+			}
+		}
+		t.Logf("syncthing %s (pid %d) sockets:\n  %s", shortID(in.DeviceID), in.PID, strings.Join(lines, "\n  "))
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertSameTree fails the test if the two folders hold different files, and returns the
+// files (slash paths, contents) of the first. Syncthing's own marker is left out.
+func assertSameTree(t *testing.T, dirA, dirB string) map[string]string {
+	t.Helper()
+	a, b := readTree(t, dirA), readTree(t, dirB)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("folders differ after Settle (-a +b):\n%s", diff)
+	}
+	return a
+}
+
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".stfolder" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = string(raw)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	return files
+}
+
+func TestParseSS(t *testing.T) {
+	out := `tcp   LISTEN 0      4096       127.0.0.1:40123      0.0.0.0:*     users:(("syncthing",pid=4242,fd=12))
+tcp   ESTAB  0      0          127.0.0.1:40123    127.0.0.1:51234 users:(("syncthing",pid=4242,fd=20))
+tcp   LISTEN 0      4096           [::1]:8384          [::]:*     users:(("syncthing",pid=4242,fd=9))
+tcp   ESTAB  0      0   [::ffff:127.0.0.1]:22000 [::ffff:127.0.0.1]:4000 users:(("syncthing",pid=4242,fd=21))
+udp   UNCONN 0      0            0.0.0.0:21027      0.0.0.0:*     users:(("syncthing",pid=4242,fd=14))
+udp   UNCONN 0      0               [::]:21027         *:*        users:(("syncthing",pid=4242,fd=15))
+tcp   LISTEN 0      4096               *:22000            *:*     users:(("syncthing",pid=4242,fd=16))
+tcp   ESTAB  0      0          10.0.0.5:40000  93.184.216.34:443  users:(("syncthing",pid=4242,fd=17))
+tcp   ESTAB  0      0          127.0.0.1:41000   10.0.0.9:22000   users:(("syncthing",pid=4242,fd=18),("other",pid=7,fd=3))
+tcp   LISTEN 0      128          0.0.0.0:2024       0.0.0.0:*
+udp   UNCONN 0      0       127.0.0.1%lo:5353      0.0.0.0:*     users:(("x",pid=9,fd=1))
+`
+	type row struct {
+		Socket   string
+		PIDs     []int
+		Loopback bool
+		Port     int
+	}
+	var got []row
+	for _, s := range parseSS(out) {
+		got = append(got, row{s.String(), s.PIDs, s.OnLoopback(), s.Port()})
+	}
+	want := []row{
+		{"tcp LISTEN 127.0.0.1:40123 -> 0.0.0.0:*", []int{4242}, true, 40123},
+		{"tcp ESTAB 127.0.0.1:40123 -> 127.0.0.1:51234", []int{4242}, true, 40123},
+		{"tcp LISTEN [::1]:8384 -> [::]:*", []int{4242}, true, 8384},
+		{"tcp ESTAB [::ffff:127.0.0.1]:22000 -> [::ffff:127.0.0.1]:4000", []int{4242}, true, 22000},
+		{"udp UNCONN 0.0.0.0:21027 -> 0.0.0.0:*", []int{4242}, false, 21027},
+		{"udp UNCONN [::]:21027 -> *:*", []int{4242}, false, 21027},
+		{"tcp LISTEN *:22000 -> *:*", []int{4242}, false, 22000},
+		{"tcp ESTAB 10.0.0.5:40000 -> 93.184.216.34:443", []int{4242}, false, 40000},
+		{"tcp ESTAB 127.0.0.1:41000 -> 10.0.0.9:22000", []int{4242, 7}, false, 41000},
+		{"tcp LISTEN 0.0.0.0:2024 -> 0.0.0.0:*", nil, false, 2024},
+		{"udp UNCONN 127.0.0.1%lo:5353 -> 0.0.0.0:*", []int{9}, true, 5353},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parseSS (-want +got):\n%s", diff)
+	}
+}
+
+func TestSettledWhyNot(t *testing.T) {
+	settled := sideView{
+		Status: folderStatus{State: "idle", GlobalFiles: 3, GlobalBytes: 100},
+		Own:    completion{Completion: 100, Sequence: 7},
+		Peer:   completion{Completion: 100, Sequence: 7},
+	}
+	tests := []struct {
+		name   string
+		change func(a, b *sideView)
+		want   string
+	}{
+		{"settled", func(a, b *sideView) {}, ""},
+		{"scanning", func(a, b *sideView) { b.Status.State = "scanning" }, `b is "scanning" `},
+		{"needs items", func(a, b *sideView) { a.Status.NeedTotalItems = 2 }, "a needs 2 items"},
+		{"peer incomplete", func(a, b *sideView) { a.Peer.Completion, a.Peer.NeedItems, a.Peer.NeedBytes = 50, 1, 40 },
+			"a sees its peer 50.0% complete (needs 1 items, 40 bytes, 0 deletes; 0 folder errors)"},
+		{"stale index of peer", func(a, b *sideView) { b.Own.Sequence = 9 }, "a has its peer's index up to sequence 7, the peer is at 9"},
+		{"global views differ", func(a, b *sideView) { b.Status.GlobalFiles = 4 },
+			"global views differ: a 3 files 0 dirs 0 deleted 100 bytes, b 4 files 0 dirs 0 deleted 100 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := settled, settled
+			tt.change(&a, &b)
+			if got := settledWhyNot(a, b); got != tt.want {
+				t.Errorf("settledWhyNot = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
