@@ -30,14 +30,25 @@
 //     machine's other interfaces out of everything Syncthing says.
 //   - GUI/REST on 127.0.0.1:PORT with a random API key, no browser.
 //   - --no-default-folder and STNODEFAULTFOLDER=1: no ~/Sync folder in the user's home.
-//   - --no-restart (STNORESTART=1): one process, no monitor parent, so the PID that ss
-//     reports is the one that does the syncing, and a crash is not retried in a loop.
-//   - the proxy variables (ALL_PROXY, HTTP_PROXY, …) are removed from its environment:
-//     Syncthing dials peers through a SOCKS proxy named there, which would take a connection
-//     meant for 127.0.0.1 elsewhere.
+//   - STMONITORED=yes (what Syncthing's monitor sets for the child it starts) and
+//     --no-restart: one process, no monitor parent, so the PID that ss reports is the one
+//     that does the syncing, the monitor's crash upload never runs, and a crash is not
+//     retried in a loop.
 //
 // Peers are introduced to each other by a static tcp://127.0.0.1:PORT address, never
 // "dynamic", so no lookup of any kind is needed to connect.
+//
+// Behind those settings is a net that fails closed. Syncthing sends every dial (peers,
+// discovery, relays, its HTTPS clients) through golang.org/x/net/proxy, configured from
+// the environment. Each instance gets ALL_PROXY=socks5://127.0.0.1:PORT, a SOCKS server of
+// the test's own that refuses every request and writes down where it was asked to go,
+// NO_PROXY=127.0.0.0/8,::1 so loopback peers are dialled directly, and
+// ALL_PROXY_NO_FALLBACK=1 so a refused dial is not retried without the proxy. A dial off
+// loopback that some setting missed therefore ends on 127.0.0.1 and is reported by
+// [AssertLoopbackOnly] (the user's own proxy variables are dropped). It also stops
+// Syncthing dialling from its listening port (it does that only without a proxy), which on
+// loopback can join two devices' simultaneous dials into one TCP connection that both sides
+// treat as their own client end.
 //
 // Two further settings are for the tests, not for the network: restartOnWakeup false (under
 // a heavily loaded CI machine a stalled timer looks like a wake from sleep, and the restart

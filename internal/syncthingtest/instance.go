@@ -42,6 +42,7 @@ type Instance struct {
 	PID        int
 
 	guiPort int
+	trap    *socksTrap
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed when the process has been waited for
 	waitErr error         // the process's exit, valid once exited is closed
@@ -60,13 +61,22 @@ func Start(t testing.TB, dir string) *Instance {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatalf("syncthing home: %v", err)
 	}
-	deviceID, version, err := generate(t.Context(), bin, dir)
+	trap, err := startSOCKSTrap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the instance's stop, so it runs after it: the trap outlives every
+	// dial the instance makes.
+	t.Cleanup(trap.close)
+	env := syncthingEnv(trap.URL())
+	deviceID, version, err := generate(t.Context(), bin, dir, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for attempt := 1; ; attempt++ {
-		in, err := launch(t.Context(), bin, dir, deviceID, version)
+		in, err := launch(t.Context(), bin, dir, deviceID, version, env)
 		if err == nil {
+			in.trap = trap
 			t.Cleanup(func() { in.stop(t) })
 			return in
 		}
@@ -82,9 +92,9 @@ var errPortTaken = errors.New("port taken")
 
 // generate makes the instance's key, certificate and a first config.xml, and reads back the
 // device ID and the config version this syncthing writes.
-func generate(ctx context.Context, bin, dir string) (deviceID string, version int, err error) {
+func generate(ctx context.Context, bin, dir string, env []string) (deviceID string, version int, err error) {
 	cmd := exec.CommandContext(ctx, bin, "generate", "--home", dir, "--no-default-folder", "--skip-port-probing")
-	cmd.Env = syncthingEnv()
+	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", 0, fmt.Errorf("syncthing generate in %s: %s: %w", dir, bytes.TrimSpace(out), err)
 	}
@@ -138,7 +148,7 @@ var configTemplate = template.Must(template.New("config.xml").Parse(`<configurat
 
 // launch writes config.xml with fresh ports and starts `syncthing serve`, returning once
 // REST answers.
-func launch(ctx context.Context, bin, dir, deviceID string, version int) (*Instance, error) {
+func launch(ctx context.Context, bin, dir, deviceID string, version int, env []string) (*Instance, error) {
 	ports, err := freePorts(2)
 	if err != nil {
 		return nil, err
@@ -172,7 +182,7 @@ func launch(ctx context.Context, bin, dir, deviceID string, version int) (*Insta
 	defer logFile.Close()
 	cmd := exec.Command(bin, "serve", "--home", dir, "--no-browser", "--no-restart",
 		"--no-default-folder", "--no-upgrade", "--logflags=3")
-	cmd.Env = syncthingEnv()
+	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = childAttr()
@@ -308,25 +318,27 @@ func (in *Instance) Do(ctx context.Context, method, path string, body, out any) 
 	return nil
 }
 
-// syncthingEnv is the test's environment for syncthing, less the proxy variables (it would
-// dial peers through a SOCKS proxy named there) and with the switches the package doc
-// lists.
-func syncthingEnv() []string {
+// syncthingEnv is the test's environment for syncthing, with its own proxy settings (the
+// package doc says why) and the switches the package doc lists.
+func syncthingEnv(trapURL string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch strings.ToLower(name) {
-		case "all_proxy", "http_proxy", "https_proxy", "no_proxy",
-			"stnodefaultfolder", "stnoupgrade", "stnorestart", "stmonitored", "sttrace":
+		case "all_proxy", "http_proxy", "https_proxy", "no_proxy", "all_proxy_no_fallback",
+			"stnodefaultfolder", "stnoupgrade", "stnorestart", "stmonitored", "sthashing", "sttrace":
 			continue
 		}
 		env = append(env, kv)
 	}
+	env = append(env, "ALL_PROXY="+trapURL, "NO_PROXY=127.0.0.0/8,::1", "ALL_PROXY_NO_FALLBACK=1")
 	// STMONITORED=yes is what Syncthing's monitor process sets for the child it starts;
 	// set here, it makes `serve` do the work itself instead of starting a monitor that
 	// starts the real syncthing. One process: its PID is the one whose sockets ss shows, and
 	// the parent-death signal (childAttr) reaches the process that syncs.
-	return append(env, "STNODEFAULTFOLDER=1", "STNOUPGRADE=1", "STNORESTART=1", "STMONITORED=yes")
+	// STHASHING=standard skips the start-up benchmark that picks a SHA-256 implementation,
+	// most of a second of a loaded machine's time, for files of a few bytes.
+	return append(env, "STNODEFAULTFOLDER=1", "STNOUPGRADE=1", "STNORESTART=1", "STMONITORED=yes", "STHASHING=standard")
 }
 
 // freePorts returns n distinct TCP ports on 127.0.0.1 that were free a moment ago.

@@ -75,8 +75,9 @@ func Sockets(t testing.TB, in *Instance) []Socket {
 }
 
 // AssertLoopbackOnly fails the test, listing them, if any socket the instance has open is
-// bound or connected to an address other than 127.0.0.0/8 or ::1; listeners and
-// connections alike.
+// bound or connected to an address other than 127.0.0.0/8 or ::1 (listeners and
+// connections alike), or if the instance ever tried to dial an address off loopback (its
+// SOCKS trap refused it; see the package doc).
 func AssertLoopbackOnly(t testing.TB, in *Instance) {
 	t.Helper()
 	var outside []string
@@ -88,6 +89,15 @@ func AssertLoopbackOnly(t testing.TB, in *Instance) {
 	if len(outside) > 0 {
 		t.Errorf("syncthing %s (pid %d) has sockets off loopback:\n%s", shortID(in.DeviceID), in.PID, strings.Join(outside, "\n"))
 	}
+	if dials := in.RefusedDials(); len(dials) > 0 {
+		t.Errorf("syncthing %s (pid %d) tried to dial off loopback: %s", shortID(in.DeviceID), in.PID, strings.Join(dials, ", "))
+	}
+}
+
+// RefusedDials lists the addresses off loopback that the instance has tried to dial so far
+// (each was refused, so nothing was sent there).
+func (in *Instance) RefusedDials() []string {
+	return in.trap.Seen()
 }
 
 // listSockets runs ss and parses its lines.

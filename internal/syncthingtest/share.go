@@ -2,6 +2,7 @@ package syncthingtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -53,6 +54,13 @@ type folderConfig struct {
 // both, and waits until the two are connected. Each device is added to the other with its
 // static tcp://127.0.0.1 address, so neither needs discovery; both sides are configured
 // over REST, so no folder or device waits to be accepted.
+//
+// The devices are introduced one way at a time: Syncthing 1.19 handles new connections one
+// after another, exchanging Hello messages on each before the next, so when two devices
+// dial each other at the same instant each waits for the other's Hello on the connection
+// the other has not reached yet, and both give up only after 20 s. So b learns of a first,
+// dials it and is turned away (a records b as a pending device); only then does a learn of
+// b and dial it, while b's next dial of a is a reconnection interval (60 s) away.
 func Share(t testing.TB, a, b *Instance, folderID, dirA, dirB string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), shareDeadline)
@@ -63,6 +71,24 @@ func Share(t testing.TB, a, b *Instance, folderID, dirA, dirB string) {
 }
 
 func share(ctx context.Context, a, b *Instance, folderID, dirA, dirB string) error {
+	if err := addDevice(ctx, b, a); err != nil {
+		return err
+	}
+	err := poll(ctx, func() (bool, string, error) {
+		var pending map[string]json.RawMessage
+		if err := a.Do(ctx, http.MethodGet, "/rest/cluster/pending/devices", nil, &pending); err != nil {
+			return false, "", err
+		}
+		_, seen := pending[b.DeviceID]
+		return seen, fmt.Sprintf("%s to have been dialled by %s", shortID(a.DeviceID), shortID(b.DeviceID)), nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := addDevice(ctx, a, b); err != nil {
+		return err
+	}
+
 	sides := []struct {
 		self, peer *Instance
 		dir        string
@@ -71,17 +97,6 @@ func share(ctx context.Context, a, b *Instance, folderID, dirA, dirB string) err
 		if err := os.MkdirAll(s.dir, 0o755); err != nil {
 			return fmt.Errorf("folder path: %w", err)
 		}
-		peer := deviceConfig{
-			DeviceID:    s.peer.DeviceID,
-			Name:        shortID(s.peer.DeviceID),
-			Addresses:   []string{s.peer.ListenAddr},
-			Compression: "metadata",
-		}
-		if err := s.self.Do(ctx, http.MethodPost, "/rest/config/devices", peer, nil); err != nil {
-			return fmt.Errorf("add device %s to %s: %w", peer.Name, shortID(s.self.DeviceID), err)
-		}
-	}
-	for _, s := range sides {
 		folder := folderConfig{
 			ID:               folderID,
 			Label:            folderID,
@@ -107,11 +122,25 @@ func share(ctx context.Context, a, b *Instance, folderID, dirA, dirB string) err
 				return false, "", err
 			}
 			if !conns.Connections[s.peer.DeviceID].Connected {
-				return false, fmt.Sprintf("%s not connected to %s", shortID(s.self.DeviceID), shortID(s.peer.DeviceID)), nil
+				return false, fmt.Sprintf("%s to connect to %s", shortID(s.self.DeviceID), shortID(s.peer.DeviceID)), nil
 			}
 		}
 		return true, "", nil
 	})
+}
+
+// addDevice adds peer to self's devices, reachable at its static listen address only.
+func addDevice(ctx context.Context, self, peer *Instance) error {
+	dev := deviceConfig{
+		DeviceID:    peer.DeviceID,
+		Name:        shortID(peer.DeviceID),
+		Addresses:   []string{peer.ListenAddr},
+		Compression: "metadata",
+	}
+	if err := self.Do(ctx, http.MethodPost, "/rest/config/devices", dev, nil); err != nil {
+		return fmt.Errorf("add device %s to %s: %w", dev.Name, shortID(self.DeviceID), err)
+	}
+	return nil
 }
 
 // folderStatus is what Settle reads of /rest/db/status.

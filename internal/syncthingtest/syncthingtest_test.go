@@ -18,12 +18,16 @@ import (
 // the same files and that neither instance ever had a socket off loopback.
 func TestTwoInstancesSyncOnLoopback(t *testing.T) {
 	root := t.TempDir()
+	begin := time.Now()
 	a := Start(t, filepath.Join(root, "home-a"))
 	b := Start(t, filepath.Join(root, "home-b"))
+	t.Logf("both started: %v", time.Since(begin).Round(time.Millisecond))
 	assertQuiet(t, a, b)
 
 	dirA, dirB := filepath.Join(root, "sync-a"), filepath.Join(root, "sync-b")
+	begin = time.Now()
 	Share(t, a, b, "memdesk-test", dirA, dirB)
+	t.Logf("shared and connected: %v", time.Since(begin).Round(time.Millisecond))
 	assertQuiet(t, a, b)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -66,9 +70,9 @@ func TestTwoInstancesSyncOnLoopback(t *testing.T) {
 	assertLogQuiet(t, a, b)
 }
 
-// assertLogQuiet checks the instances' logs for a second witness: their one listener is
-// TCP on 127.0.0.1, and none of the services that reach outward ever started (each logs a
-// line when it does).
+// assertLogQuiet checks the instances' logs for another witness: their one listener is
+// TCP on 127.0.0.1, the SOCKS trap is in use, and none of the services that reach outward
+// ever started (each logs a line when it does).
 func assertLogQuiet(t *testing.T, instances ...*Instance) {
 	t.Helper()
 	outward := []string{"QUIC listener", "Relay listener", "detected NAT type", "discovery", "Checking for upgrade", "Automatic upgrade"}
@@ -80,6 +84,11 @@ func assertLogQuiet(t *testing.T, instances ...*Instance) {
 		log := string(raw)
 		if !strings.Contains(log, "TCP listener (127.0.0.1:") {
 			t.Errorf("syncthing %s log has no TCP listener on 127.0.0.1:\n%s", shortID(in.DeviceID), in.LogTail(40))
+		}
+		// Syncthing says so when it takes up ALL_PROXY and ALL_PROXY_NO_FALLBACK: the
+		// SOCKS trap is armed.
+		if !strings.Contains(log, "Proxy fallback disabled") {
+			t.Errorf("syncthing %s log does not show the SOCKS trap in use:\n%s", shortID(in.DeviceID), in.LogTail(40))
 		}
 		for _, s := range outward {
 			if strings.Contains(log, s) {
