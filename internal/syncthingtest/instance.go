@@ -50,8 +50,12 @@ type Instance struct {
 }
 
 // Start launches syncthing with its home in dir (created if missing) and waits until its
-// REST API answers. The instance is stopped, and its log tail shown if the test failed, on
-// t.Cleanup. It fails the test if syncthing is not installed: scripts/deps.sh installs it.
+// REST API answers and its listener is up. The instance is stopped, and its log tail shown
+// if the test failed, on t.Cleanup. It fails the test if syncthing is not installed:
+// scripts/deps.sh installs it.
+//
+// A home used before (an instance stopped by an earlier cleanup) keeps its key, so its
+// device ID, and its database, but gets a fresh config.xml on new ports: Share it again.
 func Start(t testing.TB, dir string) *Instance {
 	t.Helper()
 	bin, err := exec.LookPath("syncthing")
@@ -74,7 +78,11 @@ func Start(t testing.TB, dir string) *Instance {
 		t.Fatal(err)
 	}
 	for attempt := 1; ; attempt++ {
-		in, err := launch(t.Context(), bin, dir, deviceID, version, env)
+		ports, err := freePorts(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := launch(t.Context(), bin, dir, deviceID, version, env, ports[0], ports[1])
 		if err == nil {
 			in.trap = trap
 			t.Cleanup(func() { in.stop(t) })
@@ -95,8 +103,17 @@ var errPortTaken = errors.New("port taken")
 func generate(ctx context.Context, bin, dir string, env []string) (deviceID string, version int, err error) {
 	cmd := exec.CommandContext(ctx, bin, "generate", "--home", dir, "--no-default-folder", "--skip-port-probing")
 	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		return "", 0, fmt.Errorf("syncthing generate in %s: %s: %w", dir, bytes.TrimSpace(out), err)
+	}
+	// Its output names the device, also when the home was used before and its config
+	// already lists the peers.
+	_, after, found := strings.Cut(string(out), "Device ID: ")
+	deviceID, _, _ = strings.Cut(after, "\n")
+	deviceID = strings.TrimSpace(deviceID)
+	if !found || deviceID == "" {
+		return "", 0, fmt.Errorf("syncthing generate in %s named no device: %s", dir, bytes.TrimSpace(out))
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "config.xml"))
 	if err != nil {
@@ -104,17 +121,14 @@ func generate(ctx context.Context, bin, dir string, env []string) (deviceID stri
 	}
 	var generated struct {
 		Version int `xml:"version,attr"`
-		Devices []struct {
-			ID string `xml:"id,attr"`
-		} `xml:"device"`
 	}
 	if err := xml.Unmarshal(raw, &generated); err != nil {
 		return "", 0, fmt.Errorf("parse generated config in %s: %w", dir, err)
 	}
-	if len(generated.Devices) != 1 || generated.Devices[0].ID == "" || generated.Version == 0 {
-		return "", 0, fmt.Errorf("generated config in %s: want version and one device, got %+v", dir, generated)
+	if generated.Version == 0 {
+		return "", 0, fmt.Errorf("generated config in %s has no version", dir)
 	}
-	return generated.Devices[0].ID, generated.Version, nil
+	return deviceID, generated.Version, nil
 }
 
 // configTemplate is the whole config.xml an instance starts with; anything it leaves out
@@ -146,13 +160,9 @@ var configTemplate = template.Must(template.New("config.xml").Parse(`<configurat
 </configuration>
 `))
 
-// launch writes config.xml with fresh ports and starts `syncthing serve`, returning once
-// REST answers.
-func launch(ctx context.Context, bin, dir, deviceID string, version int, env []string) (*Instance, error) {
-	ports, err := freePorts(2)
-	if err != nil {
-		return nil, err
-	}
+// launch writes config.xml for the two ports and starts `syncthing serve`, returning once
+// it is ready; if a port was taken the error wraps errPortTaken.
+func launch(ctx context.Context, bin, dir, deviceID string, version int, env []string, guiPort, listenPort int) (*Instance, error) {
 	apiKey, err := randomKey()
 	if err != nil {
 		return nil, err
@@ -162,8 +172,8 @@ func launch(ctx context.Context, bin, dir, deviceID string, version int, env []s
 		"Version":    version,
 		"DeviceID":   deviceID,
 		"Name":       shortID(deviceID),
-		"GUIPort":    ports[0],
-		"ListenPort": ports[1],
+		"GUIPort":    guiPort,
+		"ListenPort": listenPort,
 		"APIKey":     apiKey,
 	})
 	if err != nil {
@@ -192,12 +202,12 @@ func launch(ctx context.Context, bin, dir, deviceID string, version int, env []s
 	in := &Instance{
 		Home:       dir,
 		DeviceID:   deviceID,
-		APIURL:     fmt.Sprintf("http://127.0.0.1:%d", ports[0]),
+		APIURL:     fmt.Sprintf("http://127.0.0.1:%d", guiPort),
 		APIKey:     apiKey,
-		ListenAddr: fmt.Sprintf("tcp://127.0.0.1:%d", ports[1]),
+		ListenAddr: fmt.Sprintf("tcp://127.0.0.1:%d", listenPort),
 		LogPath:    logPath,
 		PID:        cmd.Process.Pid,
-		guiPort:    ports[0],
+		guiPort:    guiPort,
 		cmd:        cmd,
 		exited:     make(chan struct{}),
 		// No proxy: REST is on loopback and must be reached directly.
@@ -207,36 +217,55 @@ func launch(ctx context.Context, bin, dir, deviceID string, version int, env []s
 		in.waitErr = cmd.Wait()
 		close(in.exited)
 	}()
-	if err := in.waitREST(ctx); err != nil {
+	if err := in.waitReady(ctx); err != nil {
 		in.kill()
-		if tail := in.LogTail(40); strings.Contains(tail, "address already in use") {
-			return nil, fmt.Errorf("%w: %w\n%s", errPortTaken, err, tail)
-		}
 		return nil, fmt.Errorf("%w\nsyncthing log (%s):\n%s", err, logPath, in.LogTail(40))
 	}
 	return in, nil
 }
 
-// waitREST polls /rest/system/ping until it answers, the process exits or the deadline
-// passes.
-func (in *Instance) waitREST(ctx context.Context) error {
+// waitReady polls the REST API until it answers and reports the sync listener up, the
+// process exits or the deadline passes. The listener is checked too because Syncthing
+// keeps running, retrying, when its listening port is taken: peers would then fail to
+// reach it with nothing to say why.
+func (in *Instance) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, startDeadline)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	var lastErr error
+	var waitingFor error
 	for {
-		pingCtx, cancelPing := context.WithTimeout(ctx, 5*time.Second)
-		lastErr = in.Do(pingCtx, http.MethodGet, "/rest/system/ping", nil, nil)
-		cancelPing()
-		if lastErr == nil {
-			return nil
+		// Syncthing keeps retrying a port it cannot bind, and a taken API port may belong
+		// to a server that accepts a request and never answers: its log says it first.
+		if strings.Contains(in.LogTail(20), "address already in use") {
+			return fmt.Errorf("%w: %s or %s", errPortTaken, in.APIURL, in.ListenAddr)
+		}
+		// Short: a slow answer is asked again, and a port held by a server that never
+		// answers is found in the log on the next round.
+		callCtx, cancelCall := context.WithTimeout(ctx, time.Second)
+		var status struct {
+			Listeners map[string]struct {
+				Error        *string  `json:"error"`
+				LANAddresses []string `json:"lanAddresses"`
+			} `json:"connectionServiceStatus"`
+		}
+		waitingFor = in.Do(callCtx, http.MethodGet, "/rest/system/status", nil, &status)
+		cancelCall()
+		if waitingFor == nil {
+			switch l, ok := status.Listeners[in.ListenAddr]; {
+			case ok && l.Error != nil && strings.Contains(*l.Error, "address already in use"):
+				return fmt.Errorf("%w: listener %s: %s", errPortTaken, in.ListenAddr, *l.Error)
+			case ok && l.Error == nil && len(l.LANAddresses) > 0:
+				return nil
+			default:
+				waitingFor = fmt.Errorf("listener %s not up: %+v", in.ListenAddr, status.Listeners)
+			}
 		}
 		select {
 		case <-in.exited:
-			return fmt.Errorf("syncthing in %s exited before its API answered: %w", in.Home, in.waitErr)
+			return fmt.Errorf("syncthing in %s exited before it was ready: %w", in.Home, in.waitErr)
 		case <-ctx.Done():
-			return fmt.Errorf("syncthing in %s: API did not answer within %v: %w", in.Home, startDeadline, lastErr)
+			return fmt.Errorf("syncthing in %s not ready within %v: %w", in.Home, startDeadline, waitingFor)
 		case <-tick.C:
 		}
 	}

@@ -79,8 +79,13 @@ func share(ctx context.Context, a, b *Instance, folderID, dirA, dirB string) err
 		if err := a.Do(ctx, http.MethodGet, "/rest/cluster/pending/devices", nil, &pending); err != nil {
 			return false, "", err
 		}
-		_, seen := pending[b.DeviceID]
-		return seen, fmt.Sprintf("%s to have been dialled by %s", shortID(a.DeviceID), shortID(b.DeviceID)), nil
+		if _, seen := pending[b.DeviceID]; seen {
+			return true, "", nil
+		}
+		// a may know b already (a home Shared before, started again): then b's dial was
+		// taken, not turned away.
+		up, err := connected(ctx, a, b)
+		return up, fmt.Sprintf("%s to have been dialled by %s", shortID(a.DeviceID), shortID(b.DeviceID)), err
 	})
 	if err != nil {
 		return err
@@ -113,20 +118,26 @@ func share(ctx context.Context, a, b *Instance, folderID, dirA, dirB string) err
 	}
 	return poll(ctx, func() (bool, string, error) {
 		for _, s := range sides {
-			var conns struct {
-				Connections map[string]struct {
-					Connected bool `json:"connected"`
-				} `json:"connections"`
-			}
-			if err := s.self.Do(ctx, http.MethodGet, "/rest/system/connections", nil, &conns); err != nil {
-				return false, "", err
-			}
-			if !conns.Connections[s.peer.DeviceID].Connected {
-				return false, fmt.Sprintf("%s to connect to %s", shortID(s.self.DeviceID), shortID(s.peer.DeviceID)), nil
+			up, err := connected(ctx, s.self, s.peer)
+			if err != nil || !up {
+				return false, fmt.Sprintf("%s to connect to %s", shortID(s.self.DeviceID), shortID(s.peer.DeviceID)), err
 			}
 		}
 		return true, "", nil
 	})
+}
+
+// connected reports whether self has a connection to peer.
+func connected(ctx context.Context, self, peer *Instance) (bool, error) {
+	var conns struct {
+		Connections map[string]struct {
+			Connected bool `json:"connected"`
+		} `json:"connections"`
+	}
+	if err := self.Do(ctx, http.MethodGet, "/rest/system/connections", nil, &conns); err != nil {
+		return false, err
+	}
+	return conns.Connections[peer.DeviceID].Connected, nil
 }
 
 // addDevice adds peer to self's devices, reachable at its static listen address only.

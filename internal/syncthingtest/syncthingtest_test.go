@@ -2,9 +2,12 @@ package syncthingtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -251,6 +254,55 @@ func TestSettledWhyNot(t *testing.T) {
 			tt.change(&a, &b)
 			if got := settledWhyNot(a, b); got != tt.want {
 				t.Errorf("settledWhyNot = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLaunchReportsTakenPort holds each of the two ports an instance is given and checks
+// launch says so (so Start tries other ports) instead of waiting out its deadline or
+// handing back an instance no peer can reach.
+func TestLaunchReportsTakenPort(t *testing.T) {
+	bin, err := exec.LookPath("syncthing")
+	if err != nil {
+		t.Fatalf("syncthing is not installed (scripts/deps.sh installs the Debian package): %v", err)
+	}
+	for _, taken := range []string{"api", "listen"} {
+		t.Run(taken, func(t *testing.T) {
+			holder, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			free, err := freePorts(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := holder.Addr().(*net.TCPAddr).Port
+			guiPort, listenPort := held, free[0]
+			if taken == "listen" {
+				guiPort, listenPort = free[0], held
+			}
+			trap, err := startSOCKSTrap()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer trap.close()
+			dir := t.TempDir()
+			env := syncthingEnv(trap.URL())
+			deviceID, version, err := generate(t.Context(), bin, dir, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			in, err := launch(ctx, bin, dir, deviceID, version, env, guiPort, listenPort)
+			if err == nil {
+				in.stop(t)
+				t.Fatalf("launch with the %s port taken succeeded", taken)
+			}
+			if !errors.Is(err, errPortTaken) {
+				t.Fatalf("launch with the %s port taken: %v, want errPortTaken", taken, err)
 			}
 		})
 	}
