@@ -7,6 +7,24 @@
 // [AssertLoopbackOnly] checks with ss(8) that an instance's sockets are all on loopback.
 // Syncthing (1.19, Debian 12) and ss (iproute2) come from scripts/deps.sh.
 //
+//	root := t.TempDir()
+//	a := syncthingtest.Start(t, filepath.Join(root, "home-a"))
+//	b := syncthingtest.Start(t, filepath.Join(root, "home-b"))
+//	dirA, dirB := filepath.Join(root, "sync-a"), filepath.Join(root, "sync-b")
+//	syncthingtest.Share(t, a, b, "memdesk", dirA, dirB)
+//	// … write under dirA and dirB …
+//	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+//	defer cancel()
+//	if err := syncthingtest.Settle(ctx, a, b, "memdesk"); err != nil {
+//		t.Fatal(err)
+//	}
+//	syncthingtest.AssertLoopbackOnly(t, a)
+//	syncthingtest.AssertLoopbackOnly(t, b)
+//
+// Anything else is one REST call away with [Instance.Do]; to take a device offline for a
+// while, pause it on the other side: a.Do(ctx, "POST", "/rest/system/pause?device="+b.DeviceID,
+// nil, nil), and /rest/system/resume to bring it back.
+//
 // # Nothing leaves 127.0.0.1
 //
 // The test machines have no network beyond loopback, and a test must send nothing elsewhere.
@@ -38,9 +56,10 @@
 // Peers are introduced to each other by a static tcp://127.0.0.1:PORT address, never
 // "dynamic", so no lookup of any kind is needed to connect.
 //
-// Behind those settings is a net that fails closed. Syncthing sends every dial (peers,
-// discovery, relays, its HTTPS clients) through golang.org/x/net/proxy, configured from
-// the environment. Each instance gets ALL_PROXY=socks5://127.0.0.1:PORT, a SOCKS server of
+// Behind those settings is a net that fails closed, for TCP. Syncthing makes its TCP dials
+// (peers, global discovery, relays, usage and failure reports, upgrade checks, and with a
+// proxy set its default HTTP transport too) through golang.org/x/net/proxy, configured
+// from the environment. Each instance gets ALL_PROXY=socks5://127.0.0.1:PORT, a SOCKS server of
 // the test's own that refuses every request and writes down where it was asked to go,
 // NO_PROXY=127.0.0.0/8,::1 so loopback peers are dialled directly, and
 // ALL_PROXY_NO_FALLBACK=1 so a refused dial is not retried without the proxy. A dial off
@@ -48,7 +67,9 @@
 // [AssertLoopbackOnly] (the user's own proxy variables are dropped). It also stops
 // Syncthing dialling from its listening port (it does that only without a proxy), which on
 // loopback can join two devices' simultaneous dials into one TCP connection that both sides
-// treat as their own client end.
+// treat as their own client end. UDP does not go through the proxy: local discovery, QUIC,
+// STUN, UPnP and NAT-PMP are off by the settings above, and the package's test checks that
+// an instance has no UDP socket at all.
 //
 // Two further settings are for the tests, not for the network: restartOnWakeup false (under
 // a heavily loaded CI machine a stalled timer looks like a wake from sleep, and the restart

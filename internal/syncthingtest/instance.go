@@ -210,8 +210,10 @@ func launch(ctx context.Context, bin, dir, deviceID string, version int, env []s
 		guiPort:    guiPort,
 		cmd:        cmd,
 		exited:     make(chan struct{}),
-		// No proxy: REST is on loopback and must be reached directly.
-		client: &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 30 * time.Second},
+		// No proxy: REST is on loopback and must be reached directly. The timeout only
+		// guards a caller whose ctx has no deadline; a scan of a test folder takes
+		// milliseconds.
+		client: &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 2 * time.Minute},
 	}
 	go func() {
 		in.waitErr = cmd.Wait()

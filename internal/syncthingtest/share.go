@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// shareDeadline bounds how long Share waits for the two instances to connect; they dial
-// each other as soon as the device is added, so this is for a loaded CI machine.
+// shareDeadline bounds how long Share waits for the two instances to connect; each dial
+// follows the config change that causes it within milliseconds, so this is for a loaded
+// CI machine.
 const shareDeadline = 90 * time.Second
 
 // pollInterval is how often Share and Settle ask the instances how they are doing.
