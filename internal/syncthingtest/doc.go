@@ -21,9 +21,19 @@
 //	syncthingtest.AssertLoopbackOnly(t, a)
 //	syncthingtest.AssertLoopbackOnly(t, b)
 //
-// Anything else is one REST call away with [Instance.Do]; to take a device offline for a
-// while, pause it on the other side: a.Do(ctx, "POST", "/rest/system/pause?device="+b.DeviceID,
-// nil, nil), and /rest/system/resume to bring it back.
+// Anything else is one REST call away with [Instance.Do].
+//
+// # Two devices dialling at once stall for 20 s
+//
+// Syncthing 1.19 takes new connections one at a time and exchanges Hello messages on each
+// before the next. When two devices dial each other at the same moment, each waits for
+// the Hello the other has queued behind its own dial, until a 20 s timeout; then they
+// connect. Share introduces the devices one way at a time so this never happens there. It
+// does happen when a connection drops and comes back at once: pausing b on a
+// (/rest/system/pause?device=) and resuming it moments later stalled 20 to 34 s in 4 of
+// 10 runs, because b redials the moment the connection closes while a dials on resume. A
+// test that needs a device offline does better to simulate it above Syncthing (stop
+// reading or writing the folder), or to allow for that stall.
 //
 // # Nothing leaves 127.0.0.1
 //

@@ -70,6 +70,8 @@ func TestTwoInstancesSyncOnLoopback(t *testing.T) {
 		t.Errorf("synced files (-want +got):\n%s", diff)
 	}
 	assertQuiet(t, a, b)
+
+	assertQuiet(t, a, b)
 	assertLogQuiet(t, a, b)
 }
 
