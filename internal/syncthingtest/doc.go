@@ -23,20 +23,6 @@
 //
 // Anything else is one REST call away with [Instance.Do].
 //
-// # Two devices dialling at once stall for 20 s
-//
-// Syncthing 1.19 takes new connections one at a time and exchanges Hello messages on each
-// before the next. When two devices dial each other at the same moment, each waits for
-// the Hello the other has queued behind its own dial, until a 20 s timeout; then they
-// connect. Share introduces the devices one way at a time so this never happens there. It
-// does happen when a connection drops and comes back at once: pausing b on a
-// (/rest/system/pause?device=) and resuming it moments later stalled 20 to 34 s in 4 of
-// 10 runs, because b redials the moment the connection closes while a dials on resume.
-// Pausing b's folder instead keeps the connection, but when it was unpaused at once, a
-// got b's next index update while it still saw the folder paused, dropped the connection
-// as a protocol error, and the same stall followed (1 run in 45). A test that needs a device offline does better to simulate it
-// above Syncthing (stop reading or writing the folder), or to allow for that stall.
-//
 // # Nothing leaves 127.0.0.1
 //
 // The test machines have no network beyond loopback, and a test must send nothing elsewhere.
@@ -71,9 +57,9 @@
 // Behind those settings is a net that fails closed, for TCP. Syncthing makes its TCP dials
 // (peers, global discovery, relays, usage and failure reports, upgrade checks, and with a
 // proxy set its default HTTP transport too) through golang.org/x/net/proxy, configured
-// from the environment. Each instance gets ALL_PROXY=socks5://127.0.0.1:PORT, a SOCKS server of
-// the test's own that refuses every request and writes down where it was asked to go,
-// NO_PROXY=127.0.0.0/8,::1 so loopback peers are dialled directly, and
+// from the environment. Each instance gets ALL_PROXY=socks5://127.0.0.1:PORT, a SOCKS
+// server of the test's own that refuses every request and writes down where it was asked
+// to go, NO_PROXY=127.0.0.0/8,::1 so loopback peers are dialled directly, and
 // ALL_PROXY_NO_FALLBACK=1 so a refused dial is not retried without the proxy. A dial off
 // loopback that some setting missed therefore ends on 127.0.0.1 and is reported by
 // [AssertLoopbackOnly] (the user's own proxy variables are dropped). It also stops
@@ -98,4 +84,19 @@
 // again once it is complete). The folder also holds Syncthing's own names: the .stfolder
 // marker, .syncthing.*.tmp files and, if two devices wrote one file, *.sync-conflict-*
 // copies; a reader skips those.
+//
+// # Two devices dialling at once stall for 20 s
+//
+// Syncthing 1.19 takes new connections one at a time and exchanges Hello messages on each
+// before the next. When two devices dial each other at the same moment, each waits for
+// the Hello the other has queued behind its own dial, until a 20 s timeout; then they
+// connect. Share introduces the devices one way at a time so this never happens there. It
+// does happen when a connection drops and comes back at once: pausing b on a
+// (/rest/system/pause?device=) and resuming it moments later stalled 20 to 34 s in 4 of
+// 10 runs, because b redials the moment the connection closes while a dials on resume.
+// Pausing b's folder instead keeps the connection, but when it was unpaused at once, a
+// got b's next index update while it still saw the folder paused, dropped the connection
+// as a protocol error, and the same stall followed (1 run in 45). A test that needs a
+// device offline does better to simulate it above Syncthing (stop reading or writing the
+// folder), or to allow for that stall.
 package syncthingtest
