@@ -57,9 +57,15 @@ func (trap *socksTrap) serve() {
 			if err != nil {
 				target = "unreadable SOCKS request: " + err.Error()
 			}
+			// Written down before the client hears the refusal, so a check made after a
+			// failed dial always finds it.
 			trap.mu.Lock()
 			trap.seen = append(trap.seen, target)
 			trap.mu.Unlock()
+			if err == nil {
+				// 2: connection not allowed by ruleset; the client sees a failed dial.
+				_, _ = conn.Write([]byte{5, 2, 0, 1, 0, 0, 0, 0, 0, 0})
+			}
 		}()
 	}
 }
@@ -78,8 +84,7 @@ func (trap *socksTrap) close() {
 }
 
 // readSOCKSRequest speaks the server side of SOCKS5 (RFC 1928) up to the CONNECT request:
-// it accepts "no authentication", reads the target and answers "connection not allowed by
-// ruleset".
+// it accepts "no authentication" and reads the target, leaving the answer to the caller.
 func readSOCKSRequest(conn net.Conn) (string, error) {
 	if err := conn.SetDeadline(time.Now().Add(trapTimeout)); err != nil {
 		return "", err
@@ -127,7 +132,5 @@ func readSOCKSRequest(conn net.Conn) (string, error) {
 	if _, err := io.ReadFull(r, port[:]); err != nil {
 		return "", fmt.Errorf("port: %w", err)
 	}
-	// Refused (2: connection not allowed by ruleset); the client sees a failed dial.
-	_, _ = conn.Write([]byte{5, 2, 0, 1, 0, 0, 0, 0, 0, 0})
 	return net.JoinHostPort(host, strconv.Itoa(int(binary.BigEndian.Uint16(port[:])))), nil
 }
