@@ -58,6 +58,17 @@ type Instance struct {
 // device ID, and its database, but gets a fresh config.xml on new ports: Share it again.
 func Start(t testing.TB, dir string) *Instance {
 	t.Helper()
+	return start(t, dir, loopbackNoProxy)
+}
+
+// loopbackNoProxy is NO_PROXY for an instance: every loopback address is dialled
+// directly, anything else goes to the SOCKS trap.
+const loopbackNoProxy = "127.0.0.0/8,::1"
+
+// start is Start with NO_PROXY given, so a test can send a loopback address through the
+// trap to see that the trap catches Syncthing's dials.
+func start(t testing.TB, dir, noProxy string) *Instance {
+	t.Helper()
 	bin, err := exec.LookPath("syncthing")
 	if err != nil {
 		t.Fatalf("syncthing is not installed (scripts/deps.sh installs the Debian package): %v", err)
@@ -72,7 +83,7 @@ func Start(t testing.TB, dir string) *Instance {
 	// Registered before the instance's stop, so it runs after it: the trap outlives every
 	// dial the instance makes.
 	t.Cleanup(trap.close)
-	env := syncthingEnv(trap.URL())
+	env := syncthingEnv(trap.URL(), noProxy)
 	deviceID, version, err := generate(t.Context(), bin, dir, env)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +362,7 @@ func (in *Instance) Do(ctx context.Context, method, path string, body, out any) 
 
 // syncthingEnv is the test's environment for syncthing, with its own proxy settings (the
 // package doc says why) and the switches the package doc lists.
-func syncthingEnv(trapURL string) []string {
+func syncthingEnv(trapURL, noProxy string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -362,7 +373,7 @@ func syncthingEnv(trapURL string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "ALL_PROXY="+trapURL, "NO_PROXY=127.0.0.0/8,::1", "ALL_PROXY_NO_FALLBACK=1")
+	env = append(env, "ALL_PROXY="+trapURL, "NO_PROXY="+noProxy, "ALL_PROXY_NO_FALLBACK=1")
 	// STMONITORED=yes is what Syncthing's monitor process sets for the child it starts;
 	// set here, it makes `serve` do the work itself instead of starting a monitor that
 	// starts the real syncthing. One process: its PID is the one whose sockets ss shows, and

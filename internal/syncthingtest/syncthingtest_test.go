@@ -291,7 +291,7 @@ func TestLaunchReportsTakenPort(t *testing.T) {
 			}
 			defer trap.close()
 			dir := t.TempDir()
-			env := syncthingEnv(trap.URL())
+			env := syncthingEnv(trap.URL(), loopbackNoProxy)
 			deviceID, version, err := generate(t.Context(), bin, dir, env)
 			if err != nil {
 				t.Fatal(err)
@@ -307,5 +307,49 @@ func TestLaunchReportsTakenPort(t *testing.T) {
 				t.Fatalf("launch with the %s port taken: %v, want errPortTaken", taken, err)
 			}
 		})
+	}
+}
+
+// TestTrapCatchesSyncthingDial checks the net end to end without sending anything off
+// loopback: an instance whose NO_PROXY leaves out 127.0.0.2 is given a peer there, and
+// its dial must end in the trap, not at 127.0.0.2.
+func TestTrapCatchesSyncthingDial(t *testing.T) {
+	root := t.TempDir()
+	in := start(t, filepath.Join(root, "home"), "127.0.0.1,::1")
+	// A real device ID for the peer that is never started.
+	bin, err := exec.LookPath("syncthing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peerID, _, err := generate(t.Context(), bin, filepath.Join(root, "peer"), syncthingEnv("socks5://127.0.0.1:9", loopbackNoProxy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := fmt.Sprintf("127.0.0.2:%d", port[0])
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := addDevice(ctx, in, &Instance{DeviceID: peerID, ListenAddr: "tcp://" + target}); err != nil {
+		t.Fatal(err)
+	}
+	err = poll(ctx, func() (bool, string, error) {
+		for _, d := range in.RefusedDials() {
+			if d == target {
+				return true, "", nil
+			}
+		}
+		return false, fmt.Sprintf("a dial of %s in the trap, which has %q", target, in.RefusedDials()), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range in.RefusedDials() {
+		if d != target {
+			t.Errorf("trap saw %q, want only %s", in.RefusedDials(), target)
+			break
+		}
 	}
 }
