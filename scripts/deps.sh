@@ -2,7 +2,9 @@
 # Installs the Debian packages memdesk needs to build and test: a C toolchain and the X11/GL
 # headers for Fyne's cgo binding, a CJK font so Chinese renders, two real PDFs the import tests
 # read (the shared-mime-info spec and the libtasn1 manual), and what the GUI smoke test
-# drives the app with. Already-installed packages are skipped, so this is cheap to rerun.
+# drives the app with, and Syncthing with ss (iproute2) for the sync tests, which run two real
+# Syncthing instances on 127.0.0.1 and check their sockets stay there (internal/syncthingtest).
+# Already-installed packages are skipped, so this is cheap to rerun.
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,7 @@ packages=(
   fonts-wqy-microhei
   shared-mime-info libtasn1-doc
   xvfb xauth imagemagick xdotool x11-utils
+  syncthing iproute2
 )
 
 missing=()
