@@ -121,3 +121,9 @@ func (e *Engine) syncPairs(ctx context.Context, seen map[[2]int64]bool) ([]Contr
 
 // syncPollDefault is how often a long-lived process looks at the sync folder.
 const syncPollDefault = 2 * time.Second
+
+// SyncChanges returns every change of the sync log this database holds, in clock order
+// (tests and diagnostics).
+func (e *Engine) SyncChanges(ctx context.Context) ([]store.SyncChange, error) {
+	return e.st.SyncChanges(ctx)
+}

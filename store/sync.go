@@ -515,6 +515,16 @@ func (s *Store) resolveRoot(ctx context.Context, tx *sql.Tx, in *interner, root 
 		return err
 	}
 	res := b.Resolve(root, changes)
+	// First every row of the memory that changes leaves the active set, so the states are
+	// written in any order: a fork may take over the text another row of the memory shows
+	// until its own state is written, and the duplicate check must not see that.
+	for _, st := range res.States {
+		if _, err := tx.ExecContext(ctx, `UPDATE facts SET status = 'deleted', superseded_by = NULL
+			WHERE uid = ?1 AND status = 'active' AND (sync_version != ?2 OR space != ?3 OR content != ?4 OR status != ?5)`,
+			st.UID, st.Version, st.Space, st.Text, st.Status); err != nil {
+			return err
+		}
+	}
 	keep := map[string]bool{}
 	for _, st := range res.States {
 		keep[st.UID] = true

@@ -321,6 +321,9 @@ type DeviceStatus struct {
 
 // ConflictStatus is one conflict replay found, with the memories it concerns (0: none here).
 type ConflictStatus struct {
+	// UID is the memory that kept its identity, Other the one forked off.
+	UID     string    `json:"uid"`
+	Other   string    `json:"other_uid"`
 	Kind    string    `json:"kind"`
 	Detail  string    `json:"detail"`
 	FactID  int64     `json:"fact_id,omitempty"`
@@ -350,7 +353,7 @@ func (s *Syncer) Status(ctx context.Context) (Status, error) {
 		out.Devices = append(out.Devices, DeviceStatus{Device: d.Device, This: d.Device == cfg.Device, Changes: d.Changes, LastWrite: d.LastWrite.UTC()})
 	}
 	for _, c := range st.Conflicts {
-		out.Conflicts = append(out.Conflicts, ConflictStatus{Kind: c.Kind, Detail: c.Detail, FactID: c.FactID, OtherID: c.OtherID, Seen: c.Seen.UTC()})
+		out.Conflicts = append(out.Conflicts, ConflictStatus{UID: c.UID, Other: c.Other, Kind: c.Kind, Detail: c.Detail, FactID: c.FactID, OtherID: c.OtherID, Seen: c.Seen.UTC()})
 	}
 	for _, p := range st.Problems {
 		out.Problems = append(out.Problems, ProblemStatus{File: p.Path, Line: p.Line, Reason: p.Reason})
