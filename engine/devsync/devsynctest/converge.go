@@ -157,9 +157,7 @@ func Check(ctx context.Context, t testing.TB, a, b *Device, acks []ack) {
 	ca, cb := changes(ctx, t, a), changes(ctx, t, b)
 	if !slices.Equal(ma, mb) {
 		t.Errorf("active memories differ: %d on a, %d on b\n%s", len(ma), len(mb), diff(ma, mb))
-		if debugDump != nil {
-			debugDump(ctx, t, a, b, ca, diffTexts(ma, mb))
-		}
+		explain(ctx, t, a, b, ca, diffTexts(ma, mb))
 	}
 	if !slices.EqualFunc(ca, cb, func(x, y store.SyncChange) bool { return x == y }) {
 		t.Errorf("change sets differ: %d changes on a, %d on b", len(ca), len(cb))
@@ -218,9 +216,7 @@ func Check(ctx context.Context, t testing.TB, a, b *Device, acks []ack) {
 		if !active[c.Space+"\x00"+c.Text] {
 			lost++
 			if lost <= 10 {
-				if debugDump != nil {
-					debugDump(ctx, t, a, b, ca, []string{c.Space + "\x00" + c.Text})
-				}
+				explain(ctx, t, a, b, ca, []string{c.Space + "\x00" + c.Text})
 				t.Errorf("latest version %s (%s) of memory %s, %q in %q, is not an active memory", c.ID, c.Op, c.Root, c.Text, c.Space)
 			}
 		}
@@ -275,9 +271,6 @@ func changes(ctx context.Context, t testing.TB, d *Device) []store.SyncChange {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
 	return cs
 }
-
-// debugDump, set by a test, explains a difference.
-var debugDump func(ctx context.Context, t testing.TB, a, b *Device, cs []store.SyncChange, texts []string)
 
 func diffTexts(a, b []string) []string {
 	var out []string
@@ -504,8 +497,11 @@ func (w *writer) race() {
 	w.done(b, "edit (race)", t, err)
 }
 
-func init() {
-	debugDump = func(ctx context.Context, t testing.TB, a, b *Device, cs []store.SyncChange, texts []string) {
+// explain logs, for each memory text ("space\x00text") that differs or is missing, the
+// changes of its memory and the rows each device holds of it: what it takes to see why.
+func explain(ctx context.Context, t testing.TB, a, b *Device, cs []store.SyncChange, texts []string) {
+	t.Helper()
+	{
 		for _, x := range texts {
 			_, text, _ := strings.Cut(x, "\x00")
 			roots := map[string]bool{}
