@@ -23,10 +23,10 @@ func hostileLog(now time.Time) (log string, tornRest string) {
 	}
 	lines := []string{
 		good(1, "11111111111111111111111111111111", "the first good line"), // line 1
-		`{"v":1,"id":"c0ffee:2","dev":`,                                   // 2: torn mid-line, then written over
-		strings.Repeat("A", 2<<20),                                        // 3: huge
-		`{"v":1,"id":"c0ffee:4","dev":"c0ffee","seq":"4"}`,                // 4: wrong types
-		"{\"v\":1,\"text\":\"\xc3\x28\"}",                                 // 5: invalid UTF-8
+		`{"v":1,"id":"c0ffee:2","dev":`,                                    // 2: torn mid-line, then written over
+		strings.Repeat("A", 2<<20),                                         // 3: huge
+		`{"v":1,"id":"c0ffee:4","dev":"c0ffee","seq":"4"}`,                 // 4: wrong types
+		"{\"v\":1,\"text\":\"\xc3\x28\"}",                                  // 5: invalid UTF-8
 		fmt.Sprintf(`{"v":1,"id":"c0ffee:6","dev":"c0ffee","seq":6,"wall":%d,"ctr":0,"op":"add","uid":"66666666666666666666666666666666","space":"default","text":"from the future","status":"active"}`,
 			now.AddDate(3, 0, 0).UnixMilli()), // 6: an id from the future
 		`{"v":1,"id":"c0ffee:7","dev":"c0ffee","seq":7,"wall":1,"ctr":0,"op":"add","uid":"x'); DELETE FROM facts; --","space":"default","text":"t","status":"active"}`, // 7
