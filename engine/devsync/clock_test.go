@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/engine/devsync/devsynctest"
+	"github.com/memdesk/memdesk/internal/devsynctest"
 )
 
 // simClock is a device's wall clock: the real one moved by an offset a test sets, so a week

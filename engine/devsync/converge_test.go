@@ -3,7 +3,7 @@ package devsync_test
 import (
 	"testing"
 
-	"github.com/memdesk/memdesk/engine/devsync/devsynctest"
+	"github.com/memdesk/memdesk/internal/devsynctest"
 )
 
 // TestConvergeCopyFolders is the 1,000-write scenario over the copy transport, which also

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/engine/devsync/devsynctest"
+	"github.com/memdesk/memdesk/internal/devsynctest"
 )
 
 // hostileLog is a log of a device "c0ffee" that holds two good changes among torn and

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine"
-	"github.com/memdesk/memdesk/engine/devsync/devsynctest"
+	"github.com/memdesk/memdesk/internal/devsynctest"
 )
 
 // The kill tests run a real memdesk engine in a child process (this test binary, run again
