@@ -835,3 +835,22 @@ func (s *Store) PendingExport(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// SyncSeen returns the highest sequence number held of each device.
+func (s *Store) SyncSeen(ctx context.Context) (map[string]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT device, max(seq) FROM sync_changes GROUP BY device`)
+	if err != nil {
+		return nil, fmt.Errorf("read what was seen of each device: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var dev string
+		var seq int64
+		if err := rows.Scan(&dev, &seq); err != nil {
+			return nil, fmt.Errorf("read what was seen of each device: %w", err)
+		}
+		out[dev] = seq
+	}
+	return out, rows.Err()
+}

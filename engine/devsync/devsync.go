@@ -127,6 +127,11 @@ func (s *Syncer) Export(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A read first: most calls (every sync now, every poll) find nothing to export, and the
+	// export itself takes the write lock.
+	if n, err := s.st.PendingExport(ctx); err != nil || n == 0 {
+		return 0, err
+	}
 	dir := deviceDir(cfg.Dir, cfg.Device)
 	return s.st.ExportChanges(ctx, func(page []store.SyncChange) error { return appendChanges(dir, page) })
 }
@@ -154,6 +159,9 @@ func (s *Syncer) Replay(ctx context.Context) (Report, error) {
 		if !more {
 			break
 		}
+	}
+	if total.Read == 0 {
+		return total, nil // nothing new: the cursor file says what it said
 	}
 	if err := s.writeCursor(ctx, cfg); err != nil {
 		// The cursor file only tells other devices what this one has seen (for
@@ -256,16 +264,12 @@ type cursorFile struct {
 }
 
 func (s *Syncer) writeCursor(ctx context.Context, cfg store.SyncConfig) error {
-	st, err := s.st.SyncStatus(ctx)
+	seen, err := s.st.SyncSeen(ctx)
 	if err != nil {
 		return err
 	}
-	cf := cursorFile{Device: cfg.Device, Seen: map[string]int64{}, Written: s.opts.Now().UTC()}
-	for _, d := range st.Devices {
-		if d.Device != cfg.Device {
-			cf.Seen[d.Device] = d.LastSeq
-		}
-	}
+	delete(seen, cfg.Device)
+	cf := cursorFile{Device: cfg.Device, Seen: seen, Written: s.opts.Now().UTC()}
 	prevPath := filepath.Join(deviceDir(cfg.Dir, cfg.Device), "cursor.json")
 	if prev, err := os.ReadFile(prevPath); err == nil {
 		var old cursorFile
@@ -388,10 +392,8 @@ func (s *Syncer) Run(ctx context.Context, applied func(Report)) error {
 		case err != nil:
 			s.log.Warn("sync: read the set-up", "err", err)
 		default:
-			if n, err := s.st.PendingExport(ctx); err == nil && n > 0 {
-				if _, err := s.Export(ctx); err != nil && ctx.Err() == nil {
-					s.log.Warn("sync: export", "err", err)
-				}
+			if _, err := s.Export(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("sync: export", "err", err)
 			}
 			if sig := folderSignature(cfg); sig != last {
 				rep, err := s.Replay(ctx)

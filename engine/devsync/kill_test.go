@@ -180,7 +180,7 @@ func TestKillDuringReplay(t *testing.T) {
 	interrupted := 0
 	for run := range 20 {
 		// New work for B's replay each time: a batch of adds and some edits.
-		texts := make([]string, 150)
+		texts := make([]string, 40)
 		for i := range texts {
 			texts[i] = fmt.Sprintf("run %d memory %d", run, i)
 		}
@@ -192,13 +192,13 @@ func TestKillDuringReplay(t *testing.T) {
 		for _, r := range res {
 			latest = append(latest, r.FactID)
 		}
-		for i := range 10 {
+		for i := range 3 {
 			id := latest[rnd.IntN(len(latest))]
 			if _, err := a.Engine.Remember(ctx, engine.RememberRequest{Action: engine.ActionEdit, ID: id, Text: fmt.Sprintf("run %d edit %d", run, i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		lines := runAndKill(t, rnd, "replay", dbB, run, 250*time.Millisecond)
+		lines := runAndKill(t, rnd, "replay", dbB, run, 200*time.Millisecond)
 		if !strings.HasPrefix(lines[len(lines)-1], "replayed") {
 			interrupted++ // killed before its first replay ended
 		}
