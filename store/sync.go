@@ -854,3 +854,17 @@ func (s *Store) SyncSeen(ctx context.Context) (map[string]int64, error) {
 	}
 	return out, rows.Err()
 }
+
+// ExportAgainAfter marks this device's changes after seq as not exported, for a log that
+// holds only up to seq.
+func (s *Store) ExportAgainAfter(ctx context.Context, seq int64) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sync_changes SET exported = 0
+			WHERE device = (SELECT value FROM meta WHERE key = 'sync_device') AND seq > ? AND exported = 1`, seq)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark changes to export again: %w", err)
+	}
+	return nil
+}

@@ -94,8 +94,18 @@ func (s *Syncer) Init(ctx context.Context, dir string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	if err := os.MkdirAll(deviceDir(abs, dev), 0o700); err != nil {
+	own := deviceDir(abs, dev)
+	if err := os.MkdirAll(own, 0o700); err != nil {
 		return Report{}, fmt.Errorf("make this device's log folder: %w", err)
+	}
+	// A folder that holds less of this device's log than it wrote (a new, emptied or
+	// restored folder) gets the rest again.
+	logged, err := lastLogged(own)
+	if err != nil {
+		return Report{}, fmt.Errorf("read this device's log: %w", err)
+	}
+	if err := s.st.ExportAgainAfter(ctx, logged); err != nil {
+		return Report{}, err
 	}
 	return s.Now(ctx)
 }

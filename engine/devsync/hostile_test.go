@@ -97,3 +97,35 @@ func TestHostileLines(t *testing.T) {
 		t.Errorf("integrity after hostile lines: %+v, %v", res, err)
 	}
 }
+
+// TestInitAgainRefillsAnEmptiedFolder: a folder that lost this device's log (emptied,
+// replaced) gets the whole log again from sync init, and another device replays it.
+func TestInitAgainRefillsAnEmptiedFolder(t *testing.T) {
+	ctx := context.Background()
+	folder := t.TempDir()
+	a := devsynctest.Open(ctx, t, "a", t.TempDir(), folder, nil)
+	for _, text := range []string{"one", "two", "three"} {
+		if _, err := a.Engine.Remember(ctx, engine.RememberRequest{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(folder, "memdesk")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Engine.SyncInit(ctx, folder); err != nil {
+		t.Fatal(err)
+	}
+	b := devsynctest.Open(ctx, t, "b", t.TempDir(), folder, nil)
+	if got := devsynctest.ActiveMemories(ctx, t, b); len(got) != 3 {
+		t.Errorf("b holds %q after a's log was written again, want the 3 memories", got)
+	}
+	// A conflict copy a sync tool makes beside a log is not read.
+	logs, _ := filepath.Glob(filepath.Join(folder, "memdesk", "*", "*.jsonl"))
+	for _, p := range logs {
+		data, _ := os.ReadFile(p)
+		os.WriteFile(strings.TrimSuffix(p, ".jsonl")+".sync-conflict-20261205-000000-ABCDEFG.jsonl", append(data, []byte("not a change\n")...), 0o600)
+	}
+	if rep, err := b.Engine.SyncNow(ctx); err != nil || rep.Read != 0 {
+		t.Errorf("sync now beside conflict copies: read %d lines, %v; want none", rep.Read, err)
+	}
+}

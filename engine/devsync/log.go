@@ -10,8 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/memdesk/memdesk/store"
 )
@@ -25,6 +25,9 @@ const appName = "memdesk"
 // send after each write.
 const segmentMax = 8 << 20
 
+// segmentRe matches a log file's name: the first sequence number it holds, 20 digits.
+var segmentRe = regexp.MustCompile(`^[0-9]{20}\.jsonl$`)
+
 // deviceDir is the folder of one device's files.
 func deviceDir(root, device string) string { return filepath.Join(root, appName, device) }
 
@@ -37,7 +40,9 @@ func segments(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") && !strings.HasPrefix(e.Name(), ".") {
+		// Only names this package writes: a sync tool's temporary files (".syncthing.*.tmp")
+		// and conflict copies ("*.sync-conflict-*.jsonl") are not logs.
+		if e.Type().IsRegular() && segmentRe.MatchString(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
@@ -260,4 +265,17 @@ func otherLogs(root, self string) ([]logFile, error) {
 		}
 	}
 	return out, nil
+}
+
+// lastLogged is the sequence number of the last whole line of this device's log in dir, 0
+// when there is none.
+func lastLogged(dir string) (int64, error) {
+	names, err := segments(dir)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(names) == 0) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return repairTail(filepath.Join(dir, names[len(names)-1]))
 }
