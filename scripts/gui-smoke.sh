@@ -258,9 +258,11 @@ xdotool key ctrl+3
 shot 5-knowledge
 xdotool key ctrl+4
 shot 6-settings
-# The Sync section is at the bottom of Settings: scroll there.
-xdotool mousemove --window "$wid" 400 400
-for _ in $(seq 40); do xdotool click 5; done
+# The Sync section is near the bottom of Settings: drag the scroll bar there.
+eval "$(xdotool getwindowgeometry --shell "$wid")"
+xdotool mousemove --window "$wid" $((WIDTH - 5)) 200 mousedown 1
+for y in 300 400 500 600 $((HEIGHT - 10)); do xdotool mousemove --window "$wid" $((WIDTH - 5)) "$y"; sleep 0.1; done
+xdotool mouseup 1
 shot 6b-settings-sync
 # Running a repair is driven headlessly (ui/settings_test.go): here the Settings screen only
 # has to render, since its Tab order changes whenever a section is added.

@@ -100,9 +100,23 @@ type querier interface {
 // SyncConfig reads the sync set-up; ErrSyncOff when there is none.
 func (s *Store) SyncConfig(ctx context.Context) (SyncConfig, error) {
 	var c SyncConfig
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'sync_device'), (SELECT value FROM meta WHERE key = 'sync_dir')`).
-		Scan(&sqlNullString{&c.Device}, &sqlNullString{&c.Dir})
+	rows, err := s.db.QueryContext(ctx, `SELECT key, value FROM meta WHERE key IN ('sync_device', 'sync_dir')`)
 	if err != nil {
+		return SyncConfig{}, fmt.Errorf("read the sync set-up: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return SyncConfig{}, fmt.Errorf("read the sync set-up: %w", err)
+		}
+		if k == "sync_device" {
+			c.Device = v
+		} else {
+			c.Dir = v
+		}
+	}
+	if err := rows.Err(); err != nil {
 		return SyncConfig{}, fmt.Errorf("read the sync set-up: %w", err)
 	}
 	if c.Device == "" || c.Dir == "" {

@@ -68,17 +68,17 @@ func syncStatusText(st engine.SyncStatus) string {
 		if d.This {
 			name = lang.L("{{.Device}} (this one)", tmpl{"Device": d.Device})
 		}
-		b.WriteString("\n" + lang.L("{{.Device}}: {{.Changes}} changes, the last at {{.When}}",
+		b.WriteString("\n" + lang.L("{{.Device}}: changes {{.Changes}}, the last at {{.When}}",
 			tmpl{"Device": name, "Changes": grouped(d.Changes), "When": d.LastWrite.Local().Format(time.DateTime)}))
 	}
 	b.WriteString("\n" + lang.L("Pending: {{.Export}} changes to write to the folder, {{.Apply}} of other devices' logs to read",
 		tmpl{"Export": grouped(int(st.PendingExport)), "Apply": byteSize(st.PendingApply)}))
 	if n := len(st.Conflicts); n > 0 {
-		b.WriteString("\n" + lang.L("{{.Count}} conflicts: edits made on two devices at once are both kept and listed with the contradictions under Memories", tmpl{"Count": n}))
+		b.WriteString("\n" + lang.L("Conflicts: {{.Count}}. Edits made on two devices at once are both kept and listed with the contradictions under Memories", tmpl{"Count": n}))
 	}
 	if n := len(st.Problems); n > 0 {
 		first := st.Problems[0]
-		b.WriteString("\n" + lang.L("{{.Count}} log lines skipped; the first: {{.File}} line {{.Line}}: {{.Reason}}",
+		b.WriteString("\n" + lang.L("Log lines skipped: {{.Count}}. The first: {{.File}} line {{.Line}}: {{.Reason}}",
 			tmpl{"Count": n, "File": first.File, "Line": first.Line, "Reason": first.Reason}))
 	}
 	return b.String()
