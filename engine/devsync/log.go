@@ -130,13 +130,13 @@ func syncDir(dir string) {
 // repairTail cuts a torn last line off this device's own segment and returns the sequence
 // number of its last whole line (0 when it has none).
 func repairTail(path string) (lastSeq int64, err error) {
-	data, err := os.ReadFile(path)
+	data, start, err := readTail(path)
 	if err != nil {
 		return 0, fmt.Errorf("read the log %s: %w", path, err)
 	}
 	whole := bytes.LastIndexByte(data, '\n') + 1
 	if whole < len(data) {
-		if err := os.Truncate(path, int64(whole)); err != nil {
+		if err := os.Truncate(path, start+int64(whole)); err != nil {
 			return 0, fmt.Errorf("cut the torn last line of %s: %w", path, err)
 		}
 	}
@@ -153,6 +153,34 @@ func repairTail(path string) (lastSeq int64, err error) {
 		data = data[:start]
 	}
 	return 0, nil
+}
+
+// tailWindow is how much of its end repairTail reads: a torn line and the whole line before
+// it, each shorter than MaxLine, so appends do not read a whole segment each time.
+const tailWindow = 2*MaxLine + 2
+
+// readTail returns the last tailWindow bytes of the file at path and where they start; the
+// whole file when no newline is in them (only a damaged file has such a long last line).
+func readTail(path string) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	start := max(fi.Size()-tailWindow, 0)
+	data := make([]byte, fi.Size()-start)
+	if _, err := f.ReadAt(data, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	if start > 0 && bytes.IndexByte(data, '\n') < 0 {
+		all, err := os.ReadFile(path)
+		return all, 0, err
+	}
+	return data, start, nil
 }
 
 // readResult is what one read of a log file found.
