@@ -882,3 +882,13 @@ func (s *Store) ExportAgainAfter(ctx context.Context, seq int64) error {
 	}
 	return nil
 }
+
+// OwnChange returns this device's change with sequence number seq.
+func (s *Store) OwnChange(ctx context.Context, seq int64) (SyncChange, error) {
+	c, err := scanSyncChange(s.db.QueryRowContext(ctx, `SELECT `+syncChangeColumns+` FROM sync_changes
+		WHERE device = (SELECT value FROM meta WHERE key = 'sync_device') AND seq = ?`, seq))
+	if err != nil {
+		return SyncChange{}, fmt.Errorf("read this device's change %d: %w", seq, err)
+	}
+	return c, nil
+}

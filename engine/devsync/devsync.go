@@ -143,7 +143,11 @@ func (s *Syncer) Export(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	dir := deviceDir(cfg.Dir, cfg.Device)
-	return s.st.ExportChanges(ctx, func(page []store.SyncChange) error { return appendChanges(dir, page) })
+	own := func(seq int64) (store.SyncChange, bool) {
+		c, err := s.st.OwnChange(ctx, seq)
+		return c, err == nil
+	}
+	return s.st.ExportChanges(ctx, func(page []store.SyncChange) error { return appendChanges(dir, page, own) })
 }
 
 // replayLines bounds what one pass of Replay holds in memory.

@@ -54,7 +54,10 @@ func segments(dir string) ([]string, error) {
 // syncs the file to disk. A torn last line left by a crash mid-append is cut off first, so
 // the next line starts on a line of its own; changes the log already holds (appended, then
 // a crash before the database marked them exported) are not appended twice.
-func appendChanges(dir string, changes []store.SyncChange) error {
+//
+// own returns this database's change with a sequence number, if it has one: the log's last
+// line must be one of them, else another database writes here too (ErrDeviceClash).
+func appendChanges(dir string, changes []store.SyncChange, own func(seq int64) (store.SyncChange, bool)) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -67,8 +70,16 @@ func appendChanges(dir string, changes []store.SyncChange) error {
 	}
 	var last int64
 	if len(names) > 0 {
-		if last, err = repairTail(filepath.Join(dir, names[len(names)-1])); err != nil {
+		var line []byte
+		if last, line, err = repairTailLine(filepath.Join(dir, names[len(names)-1])); err != nil {
 			return err
+		}
+		if last > 0 && own != nil {
+			mine, ok := own(last)
+			encoded, _ := EncodeLine(mine)
+			if !ok || !bytes.Equal(bytes.TrimSuffix(encoded, []byte("\n")), line) {
+				return fmt.Errorf("change %d of %s: %w", last, dir, ErrDeviceClash)
+			}
 		}
 	}
 	for len(changes) > 0 && changes[0].Seq <= last {
@@ -130,14 +141,20 @@ func syncDir(dir string) {
 // repairTail cuts a torn last line off this device's own segment and returns the sequence
 // number of its last whole line (0 when it has none).
 func repairTail(path string) (lastSeq int64, err error) {
+	lastSeq, _, err = repairTailLine(path)
+	return lastSeq, err
+}
+
+// repairTailLine is repairTail that also returns the last whole line (without "\n").
+func repairTailLine(path string) (lastSeq int64, last []byte, err error) {
 	data, start, err := readTail(path)
 	if err != nil {
-		return 0, fmt.Errorf("read the log %s: %w", path, err)
+		return 0, nil, fmt.Errorf("read the log %s: %w", path, err)
 	}
 	whole := bytes.LastIndexByte(data, '\n') + 1
 	if whole < len(data) {
 		if err := os.Truncate(path, start+int64(whole)); err != nil {
-			return 0, fmt.Errorf("cut the torn last line of %s: %w", path, err)
+			return 0, nil, fmt.Errorf("cut the torn last line of %s: %w", path, err)
 		}
 	}
 	data = data[:whole]
@@ -148,12 +165,19 @@ func repairTail(path string) (lastSeq int64, err error) {
 			Seq int64 `json:"seq"`
 		}
 		if json.Unmarshal(data[start:end], &l) == nil && l.Seq > 0 {
-			return l.Seq, nil
+			return l.Seq, data[start:end], nil
 		}
 		data = data[:start]
 	}
-	return 0, nil
+	return 0, nil, nil
 }
+
+// ErrDeviceClash: this device's log in the folder holds a change this database did not
+// make. Another database writes as this device: most often a copy of this database file
+// on another computer. Appending would give the other devices two different changes under
+// one id, so nothing is appended.
+var ErrDeviceClash = errors.New("another database writes to this device's log in the sync folder (was this database file copied to another computer?); " +
+	"give that computer a database of its own: move its file aside, then run memdesk sync init there")
 
 // tailWindow is how much of its end repairTail reads: a torn line and the whole line before
 // it, each shorter than MaxLine, so appends do not read a whole segment each time.

@@ -2,6 +2,7 @@ package devsync
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestAppendRepairsTornTail(t *testing.T) {
 			for i := int64(1); i <= int64(lines); i++ {
 				batch = append(batch, change(i, strings.Repeat("x", 200)))
 			}
-			if err := appendChanges(dir, batch); err != nil {
+			if err := appendChanges(dir, batch, nil); err != nil {
 				t.Fatal(err)
 			}
 			names, _ := segments(dir)
@@ -37,7 +38,8 @@ func TestAppendRepairsTornTail(t *testing.T) {
 			f.Write(torn[:len(torn)/2])
 			f.Close()
 			// The export again holds the last whole change and the torn one, then a new one.
-			if err := appendChanges(dir, []store.SyncChange{change(int64(lines), "again"), change(int64(lines)+1, "torn"), change(int64(lines)+2, "new")}); err != nil {
+			own := func(seq int64) (store.SyncChange, bool) { return batch[seq-1], seq <= int64(len(batch)) }
+			if err := appendChanges(dir, []store.SyncChange{change(int64(lines), "again"), change(int64(lines)+1, "torn"), change(int64(lines)+2, "new")}, own); err != nil {
 				t.Fatal(err)
 			}
 			data, _ := os.ReadFile(path)
@@ -59,5 +61,24 @@ func TestAppendRepairsTornTail(t *testing.T) {
 				t.Errorf("the log was appended to wrongly: last %q, change %d %q", last.Text, lines, res.changes[lines-1].Text)
 			}
 		})
+	}
+}
+
+// TestAppendRefusesAnotherWriter: a log whose last change this database did not make (a
+// copy of the database writing as the same device elsewhere) is not appended to.
+func TestAppendRefusesAnotherWriter(t *testing.T) {
+	dir := t.TempDir()
+	if err := appendChanges(dir, []store.SyncChange{change(1, "mine"), change(2, "theirs")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	own := func(seq int64) (store.SyncChange, bool) {
+		if seq == 1 {
+			return change(1, "mine"), true
+		}
+		return change(2, "what this database wrote as 2"), seq == 2
+	}
+	err := appendChanges(dir, []store.SyncChange{change(3, "next")}, own)
+	if !errors.Is(err, ErrDeviceClash) {
+		t.Fatalf("append after another writer's change: %v, want ErrDeviceClash", err)
 	}
 }
