@@ -2,6 +2,11 @@
 // copy-folder transport of devsync's own tests and two real Syncthing instances run it
 // alike. Two real engine databases each sync through their own folder; the transport moves
 // what each device wrote to the other's folder.
+//
+// Converge replays on each device itself (Engine.SyncNow) after every Settle: a transport
+// only moves files. It calls Settle about Writes/Round + 2 times, so a slow transport (a
+// file sync engine that waits for its watcher) sets a larger Round; races between the
+// devices happen within a round either way.
 package devsynctest
 
 import (
