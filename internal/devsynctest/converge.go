@@ -126,7 +126,11 @@ func Converge(t testing.TB, tr Transport, opts Options) {
 		}
 		SyncBoth(ctx, t, devs...)
 	}
-	t.Logf("%d writes (%d acknowledged, %d refused) over two devices in %v", w.n, len(w.acks), w.refused, time.Since(start).Round(time.Millisecond))
+	ops := map[string]int{}
+	for _, k := range w.acks {
+		ops[k.op]++
+	}
+	t.Logf("%d writes (%d acknowledged, %d refused) over two devices in %v; acknowledged: %v", w.n, len(w.acks), w.refused, time.Since(start).Round(time.Millisecond), ops)
 	check(ctx, t, a, b, w.acks)
 }
 
