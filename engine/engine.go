@@ -10,7 +10,9 @@
 // What the legs search is kept here: the vector index and its catch-up (vecindex.go), the
 // embedding client and the model's calibration (semantic.go, calibration.go), the entity
 // extractor and its sweep (entities.go); the word index's in-memory copy is package lexicon.
-// Pure pieces live in sub-packages (query, rank, ingest).
+// Pure pieces live in sub-packages (query, rank, ingest). Sync between a person's devices
+// is package devsync; the engine exports after each write, replays in Run, and offers
+// SyncInit, SyncNow and SyncStatus (sync.go).
 package engine
 
 import (
