@@ -191,9 +191,22 @@ func check(ctx context.Context, t testing.TB, a, b *Device, acks []ack) {
 			t.Errorf("device %s: its changes are not numbered 1..%d without gaps (%d..%d)", dev, len(s), s[0], s[len(s)-1])
 		}
 	}
+	perDevice := map[string]int{}
 	for _, k := range acks {
+		perDevice[k.device]++
 		if k.text != "" && !texts[k.text] {
 			t.Errorf("acknowledged %s on %s of %q: not in the change set", k.op, k.device, k.text)
+		}
+	}
+	// Every acknowledged write made one change or more (an add that supersedes makes two,
+	// a space rename one per memory of the space).
+	for _, d := range []*Device{a, b} {
+		st, err := d.Engine.SyncStatus(ctx)
+		if err != nil {
+			t.Fatalf("device %s: sync status: %v", d.Name, err)
+		}
+		if n := len(seqs[st.Device]); n < perDevice[d.Name] {
+			t.Errorf("device %s: %d acknowledged writes, and only %d changes of it in the change set", d.Name, perDevice[d.Name], n)
 		}
 	}
 	// Every latest version (a change no other change was made on) that is active is an
