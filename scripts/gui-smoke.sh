@@ -55,8 +55,8 @@ md remember --space work "Alice prefers tea over coffee; 她最喜欢绿茶" >/d
 md sync init "$work/share" >/dev/null
 other() { "$work/memdesk" --db "$work/other.db" "$@"; }
 other sync init "$work/share" >/dev/null
-other remember "Written on the other device, then forgotten" >/dev/null
-other forget 1 >/dev/null
+other_id=$(other --json remember "Written on the other device, then forgotten" | grep -o '"fact_id":[0-9]*' | cut -d: -f2)
+other forget "$other_id" >/dev/null
 # A pair that contradicts (badged on the Memories screen) and a fact the typed one changes.
 md remember "CI uses Python 3.11 on the build server" >/dev/null
 md remember "The release deadline is Friday" >/dev/null
