@@ -479,6 +479,15 @@ func (s *Store) ApplyChanges(ctx context.Context, b ApplyBatch) (ApplyReport, er
 				return fmt.Errorf("memory %s: %w", root, err)
 			}
 		}
+		// A memory superseded by one that was written after it in this batch (or an earlier
+		// one) gets its link now that both are here.
+		if len(roots) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE facts SET superseded_by = (SELECT b.id FROM facts b
+				WHERE b.uid = (SELECT c.by_uid FROM sync_changes c WHERE c.id = facts.sync_version))
+				WHERE status = 'superseded' AND superseded_by IS NULL AND sync_version != ''`); err != nil {
+				return err
+			}
+		}
 		// Every dismissal is applied again, not only the new ones: a pair may name a memory
 		// that only now arrived (a fork made by this batch, or another device's add).
 		if dismissals > 0 || len(roots) > 0 {
