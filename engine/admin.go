@@ -230,6 +230,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer wg.Wait()
 	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
 	wg.Go(func() { e.compactWhenWanted(ctx) })
+	wg.Go(func() { e.runSync(ctx) })
 	if e.opts.Embedder == nil {
 		<-ctx.Done()
 		return nil

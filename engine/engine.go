@@ -10,7 +10,9 @@
 // What the legs search is kept here: the vector index and its catch-up (vecindex.go), the
 // embedding client and the model's calibration (semantic.go, calibration.go), the entity
 // extractor and its sweep (entities.go); the word index's in-memory copy is package lexicon.
-// Pure pieces live in sub-packages (query, rank, ingest).
+// Pure pieces live in sub-packages (query, rank, ingest). Sync between a person's devices
+// is package devsync; the engine exports after each write, replays in Run, and offers
+// SyncInit, SyncNow and SyncStatus (sync.go).
 package engine
 
 import (
@@ -23,6 +25,7 @@ import (
 	"time"
 
 	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/devsync"
 	"github.com/memdesk/memdesk/engine/entity"
 	"github.com/memdesk/memdesk/engine/ingest"
 	"github.com/memdesk/memdesk/engine/leg"
@@ -110,6 +113,13 @@ type Options struct {
 	// CreateDirs lets Open create the database's missing folders; off, a missing folder
 	// is store.ErrNoDirectory (see store.Options.CreateDirs).
 	CreateDirs bool
+	// SyncClock is the physical clock of device sync (its hybrid logical clock and the
+	// bound on changes from the future); nil means time.Now. Tests of devices with skewed
+	// clocks, or offline for a week, set it.
+	SyncClock func() time.Time
+	// SyncPoll is how often Run looks at the sync folder for other devices' changes;
+	// zero means 2 s.
+	SyncPoll time.Duration
 	// PDFCacheDir keeps PDFium compiled between runs, so a process's first PDF does not wait
 	// seconds for the compiler; "" compiles it anew in each process.
 	PDFCacheDir string
@@ -134,6 +144,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.SyncClock == nil {
+		o.SyncClock = time.Now
+	}
+	if o.SyncPoll <= 0 {
+		o.SyncPoll = syncPollDefault
 	}
 	if o.SemanticState == nil {
 		o.SemanticState = func() string { return "off" }
@@ -172,6 +188,8 @@ type Engine struct {
 	// embedPage is how many texts one catch-up page embeds and stores: embedPageSize, less
 	// in tests that need several pages of a few rows.
 	embedPage int
+	// sync exports and replays the sync log between devices (package devsync).
+	sync *devsync.Syncer
 }
 
 // Open opens the database at path, creating and migrating it as needed.
@@ -184,7 +202,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 			opts.Logger.Warn("upgrading the database for this version of memdesk; this runs once and takes a few seconds on a large store",
 				"path", path, "from_schema", from, "to_schema", to)
 		},
-		CreateDirs: opts.CreateDirs})
+		CreateDirs: opts.CreateDirs, SyncClock: opts.SyncClock})
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +210,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 		compactWanted: make(chan struct{}, 1),
 		parser:        ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	e.vectors.log = e.log
+	e.sync = e.newSyncer()
 	if st.ReadOnly() {
 		// Warn: the CLI shows warnings only, and a person whose change is refused later
 		// should have been told why at the start.

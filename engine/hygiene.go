@@ -325,6 +325,10 @@ func (e *Engine) Contradictions(ctx context.Context, req ContradictionsRequest) 
 		}
 		return pairs[i].b < pairs[j].b
 	})
+	synced, err := e.syncPairs(ctx, seen)
+	if err != nil {
+		return ContradictionsResult{}, err
+	}
 	// A fact in several pairs is read once.
 	views := map[int64]FactView{}
 	view := func(id int64) (FactView, error) {
@@ -346,6 +350,7 @@ func (e *Engine) Contradictions(ctx context.Context, req ContradictionsRequest) 
 		}
 		res.Pairs = append(res.Pairs, ContradictionPair{A: a, B: b, Kind: p.conflict.Kind, Reason: p.conflict.Reason})
 	}
+	res.Pairs = append(res.Pairs, synced...)
 	return res, nil
 }
 
@@ -361,7 +366,11 @@ func (e *Engine) DismissContradiction(ctx context.Context, a, b int64) error {
 			return err
 		}
 	}
-	return e.st.DismissPair(ctx, a, b)
+	if err := e.st.DismissPair(ctx, a, b); err != nil {
+		return err
+	}
+	e.exportSync(ctx)
+	return nil
 }
 
 // supersede marks old superseded by the fact by: both active and in one space.

@@ -67,6 +67,14 @@ type RememberResult struct {
 // Remember applies one change to the memory store. An identical second add is a no-op
 // reported as "duplicate"; forgetting is soft and undone by restore.
 func (e *Engine) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
+	res, err := e.remember(ctx, req)
+	if err == nil && res.Status != StatusDuplicate && res.Status != StatusUnchanged {
+		e.exportSync(ctx)
+	}
+	return res, err
+}
+
+func (e *Engine) remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
 	switch req.Action {
 	case ActionAdd, "":
 		return e.addFact(ctx, req)
@@ -193,6 +201,7 @@ func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchI
 			progress(p.end)
 		}
 	}
+	e.exportSync(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

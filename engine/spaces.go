@@ -52,6 +52,7 @@ func (e *Engine) RenameSpace(ctx context.Context, from, to string) (SpaceView, e
 	if rows == 0 {
 		return SpaceView{}, fmt.Errorf("there is no space called %q: %w", from, ErrNotFound)
 	}
+	e.exportSync(ctx)
 	return SpaceView{Name: to, Memories: moved.Memories, Documents: moved.Documents}, nil
 }
 
@@ -68,5 +69,6 @@ func (e *Engine) MoveMemory(ctx context.Context, id int64, space string) (FactVi
 		}
 		return FactView{}, err
 	}
+	e.exportSync(ctx)
 	return e.Fact(ctx, id)
 }

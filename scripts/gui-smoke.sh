@@ -50,6 +50,13 @@ md remember "项目代号是青松，负责人是老王，下周五发布" >/dev
 md remember "CI uses Python 3.12 on the build server" >/dev/null
 md remember "The nightly backup runs at 02:00 and writes to /mnt/backup" >/dev/null
 md remember --space work "Alice prefers tea over coffee; 她最喜欢绿茶" >/dev/null
+# Sync with a second device through a shared folder, for Settings' Sync section. The other
+# device's memory is forgotten there before this one sees it, so no screen below counts it.
+md sync init "$work/share" >/dev/null
+other() { "$work/memdesk" --db "$work/other.db" "$@"; }
+other sync init "$work/share" >/dev/null
+other_id=$(other --json remember "Written on the other device, then forgotten" | grep -o '"fact_id":[0-9]*' | cut -d: -f2)
+other forget "$other_id" >/dev/null
 # A pair that contradicts (badged on the Memories screen) and a fact the typed one changes.
 md remember "CI uses Python 3.11 on the build server" >/dev/null
 md remember "The release deadline is Friday" >/dev/null
@@ -251,6 +258,12 @@ xdotool key ctrl+3
 shot 5-knowledge
 xdotool key ctrl+4
 shot 6-settings
+# The Sync section is near the bottom of Settings: drag the scroll bar there.
+eval "$(xdotool getwindowgeometry --shell "$wid")"
+xdotool mousemove --window "$wid" $((WIDTH - 5)) 200 mousedown 1
+for y in 300 400 500 600 $((HEIGHT - 10)); do xdotool mousemove --window "$wid" $((WIDTH - 5)) "$y"; sleep 0.1; done
+xdotool mouseup 1
+shot 6b-settings-sync
 # Running a repair is driven headlessly (ui/settings_test.go): here the Settings screen only
 # has to render, since its Tab order changes whenever a section is added.
 

@@ -87,9 +87,15 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 			if err := insertStatementKeys(ctx, keys, id, f.Triples); err != nil {
 				return err
 			}
+			if err := s.logFact(ctx, tx, id, OpAdd); err != nil {
+				return err
+			}
 		}
 		if f.Supersedes != 0 {
-			return supersede(ctx, tx, f.Supersedes, id)
+			if err := supersede(ctx, tx, f.Supersedes, id); err != nil {
+				return err
+			}
+			return s.logFact(ctx, tx, f.Supersedes, OpSupersede)
 		}
 		return nil
 	})
@@ -103,8 +109,9 @@ func (s *Store) AddFact(ctx context.Context, space string, f NewFact) (id int64,
 // one row write: the triggers then index it.
 // ?5 is the time it was last changed, stored as the time since ?4 (updated_after, 0 for a
 // fact never changed).
-const insertFact = `INSERT INTO facts(space, content, dedupe, status, created_at, updated_after, entity_rules, entity_ids, entity_count, triple_rules, statements, wlen)
-	VALUES (?1, ?2, memdesk_spaced(memdesk_dedupe(?3), ?1), 'active', ?4, max(?5 - ?4, 0), ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2))`
+// Its uid, its identity on every device (sync.go), is 128 random bits.
+const insertFact = `INSERT INTO facts(space, content, dedupe, status, created_at, updated_after, entity_rules, entity_ids, entity_count, triple_rules, statements, wlen, uid)
+	VALUES (?1, ?2, memdesk_spaced(memdesk_dedupe(?3), ?1), 'active', ?4, max(?5 - ?4, 0), ?6, ?7, ?8, ?9, ?10, memdesk_wlen(?2), lower(hex(randomblob(16))))`
 
 // NewFact is one fact of a batch write.
 type NewFact struct {
@@ -175,6 +182,9 @@ func (s *Store) AddFacts(ctx context.Context, space string, facts []NewFact) (id
 			if err := insertStatementKeys(ctx, keys, ids[i], f.Triples); err != nil {
 				return err
 			}
+			if err := s.logFact(ctx, tx, ids[i], OpAdd); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -241,7 +251,10 @@ func (s *Store) EditFact(ctx context.Context, id int64, nf NewFact) (changed boo
 		if err := putEntities(ctx, tx, in, id, nf.Entities); err != nil {
 			return err
 		}
-		return putTriples(ctx, tx, id, content, nf.Triples)
+		if err := putTriples(ctx, tx, id, content, nf.Triples); err != nil {
+			return err
+		}
+		return s.logFact(ctx, tx, id, OpEdit)
 	})
 	if err != nil {
 		return false, fmt.Errorf("edit fact %d: %w", id, err)
@@ -274,8 +287,14 @@ func (s *Store) SetFactStatus(ctx context.Context, id int64, status string) (pre
 			}
 		}
 		// Leaving 'superseded' by any route drops the link: it described that status only.
-		_, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?1, superseded_by = NULL, updated_after = max(?2 - created_at, 0) WHERE id = ?3`, status, nowMillis(), id)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET status = ?1, superseded_by = NULL, updated_after = max(?2 - created_at, 0) WHERE id = ?3`, status, nowMillis(), id); err != nil {
+			return err
+		}
+		op := OpForget
+		if status == StatusActive {
+			op = OpRestore
+		}
+		return s.logFact(ctx, tx, id, op)
 	})
 	if err != nil {
 		return "", fmt.Errorf("set fact %d %s: %w", id, status, err)

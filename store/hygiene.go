@@ -397,7 +397,12 @@ var ErrNotActive = errors.New("not active")
 // Supersede marks fact old superseded by fact by: both active, in one space, not the same.
 // Nothing is deleted; restoring old makes it active again.
 func (s *Store) Supersede(ctx context.Context, old, by int64) error {
-	err := s.write(ctx, func(tx *sql.Tx) error { return supersede(ctx, tx, old, by) })
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := supersede(ctx, tx, old, by); err != nil {
+			return err
+		}
+		return s.logFact(ctx, tx, old, OpSupersede)
+	})
 	if err != nil {
 		return fmt.Errorf("supersede fact %d by %d: %w", old, by, err)
 	}
@@ -434,8 +439,14 @@ func supersede(ctx context.Context, tx *sql.Tx, old, by int64) error {
 func (s *Store) DismissPair(ctx context.Context, a, b int64) error {
 	a, b = min(a, b), max(a, b)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO dismissed_pairs(a, b, created_at) VALUES (?, ?, ?)`, a, b, nowMillis())
-		return err
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO dismissed_pairs(a, b, created_at) VALUES (?, ?, ?)`, a, b, nowMillis())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return s.logDismiss(ctx, tx, a, b)
 	})
 	if err != nil {
 		return fmt.Errorf("dismiss pair %d, %d: %w", a, b, err)

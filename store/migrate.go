@@ -45,6 +45,7 @@ var migrations = []migration{
 	{name: "wikilinks and aliases of Markdown documents", sql: schemaDocumentLinks},
 	{name: "the time a document was written, from its own content", sql: schemaDocumentsWritten},
 	{name: "documents by the time they were written", sql: schemaDocumentsTimeline},
+	{name: "memory identities across devices and the sync change log", sql: schemaSync},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1107,4 +1108,64 @@ ALTER TABLE documents ADD COLUMN written_at INTEGER;
 // Only dated documents are in it; the rowid every entry ends with is the id tie-break.
 const schemaDocumentsTimeline = `
 CREATE INDEX documents_timeline ON documents(written_at) WHERE written_at IS NOT NULL;
+`
+
+// schemaSync gives every fact an identity that is the same on every device (uid: 128
+// random bits, hex) and the version of it the row shows (sync_version: the id of the change
+// that made it, the base of the next local change), and adds the tables of device sync
+// (doc/sync.md): every change known here, local or replayed, in sync_changes (a local one
+// with exported = 0 until it is in this device's log file); how far each log file was read
+// (sync_files); the log lines that were refused (sync_problems); and the conflicts replay
+// found (sync_conflicts).
+const schemaSync = `
+ALTER TABLE facts ADD COLUMN uid TEXT;
+ALTER TABLE facts ADD COLUMN sync_version TEXT NOT NULL DEFAULT '';
+UPDATE facts SET uid = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX facts_uid ON facts(uid);
+
+CREATE TABLE sync_changes (
+	id       TEXT    PRIMARY KEY,
+	device   TEXT    NOT NULL,
+	seq      INTEGER NOT NULL,
+	wall     INTEGER NOT NULL,
+	ctr      INTEGER NOT NULL,
+	op       TEXT    NOT NULL,
+	root     TEXT    NOT NULL,
+	base     TEXT    NOT NULL DEFAULT '',
+	space    TEXT    NOT NULL DEFAULT '',
+	text     TEXT    NOT NULL DEFAULT '',
+	status   TEXT    NOT NULL DEFAULT '',
+	by_uid   TEXT    NOT NULL DEFAULT '',
+	created  INTEGER NOT NULL DEFAULT 0,
+	a        TEXT    NOT NULL DEFAULT '',
+	b        TEXT    NOT NULL DEFAULT '',
+	exported INTEGER NOT NULL DEFAULT 1
+) WITHOUT ROWID;
+CREATE INDEX sync_changes_root ON sync_changes(root);
+CREATE INDEX sync_changes_device ON sync_changes(device, seq);
+CREATE INDEX sync_changes_outbox ON sync_changes(seq) WHERE exported = 0;
+CREATE INDEX sync_changes_dismissals ON sync_changes(a, b) WHERE op = 'dismiss';
+
+CREATE TABLE sync_files (
+	path   TEXT    PRIMARY KEY,
+	offset INTEGER NOT NULL,
+	line   INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE sync_problems (
+	path   TEXT    NOT NULL,
+	line   INTEGER NOT NULL,
+	reason TEXT    NOT NULL,
+	seen   INTEGER NOT NULL,
+	PRIMARY KEY (path, line)
+) WITHOUT ROWID;
+
+CREATE TABLE sync_conflicts (
+	uid    TEXT    NOT NULL,
+	other  TEXT    NOT NULL,
+	kind   TEXT    NOT NULL,
+	detail TEXT    NOT NULL,
+	seen   INTEGER NOT NULL,
+	PRIMARY KEY (uid, other)
+) WITHOUT ROWID;
 `

@@ -62,6 +62,10 @@ func (s *Store) RenameSpace(ctx context.Context, from, to string) (moved SpaceCo
 			(SELECT count(*) FROM documents WHERE space = ?1)`, from).Scan(&moved.Memories, &moved.Documents); err != nil {
 			return err
 		}
+		renamed, err := queryIDs(ctx, tx, `SELECT id FROM facts WHERE space = ? ORDER BY id`, from)
+		if err != nil {
+			return err
+		}
 		if err := noteVectorsMoved(ctx, tx, KindFact, `SELECT id FROM facts WHERE space = ?`, from); err != nil {
 			return err
 		}
@@ -82,7 +86,10 @@ func (s *Store) RenameSpace(ctx context.Context, from, to string) (moved SpaceCo
 			rows += n
 		}
 		moved.Name = to
-		return nil
+		// Each memory's new space is logged as a change of that memory: replay then needs
+		// no notion of spaces, and a memory added to the old name elsewhere meanwhile stays
+		// where it was written.
+		return s.logFacts(ctx, tx, OpRename, renamed...)
 	})
 	if err != nil {
 		return SpaceCount{}, 0, fmt.Errorf("rename space %q to %q: %w", from, to, err)
@@ -117,8 +124,10 @@ func (s *Store) MoveFact(ctx context.Context, id int64, to string) error {
 		if err := noteVectorsMoved(ctx, tx, KindFact, `SELECT ?`, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE facts SET space = ?1, dedupe = ?2, updated_after = max(?3 - created_at, 0) WHERE id = ?4`, to, dedupe, nowMillis(), id)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE facts SET space = ?1, dedupe = ?2, updated_after = max(?3 - created_at, 0) WHERE id = ?4`, to, dedupe, nowMillis(), id); err != nil {
+			return err
+		}
+		return s.logFact(ctx, tx, id, OpMove)
 	})
 	if err != nil {
 		return fmt.Errorf("move memory #%d to space %q: %w", id, to, err)

@@ -99,6 +99,9 @@ type Options struct {
 	// (from, to: schema versions): an upgrade runs once and can take seconds on a large store,
 	// which someone waiting should hear of. A new store is not an upgrade.
 	OnUpgrade func(from, to int)
+	// SyncClock is the physical clock of device sync's hybrid logical clock (sync.go); nil
+	// means time.Now. Tests of skewed or far-apart devices set it.
+	SyncClock func() time.Time
 	// CreateDirs makes Open create the database's missing folders (user-only). Off, a
 	// missing folder is ErrNoDirectory: a mistyped path must not look like a new, empty
 	// store where the user's data was.
@@ -127,6 +130,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = busyTimeout
+	}
+	if opts.SyncClock == nil {
+		opts.SyncClock = time.Now
 	}
 	if opts.WordCount == nil {
 		words := opts.Words

@@ -202,6 +202,10 @@ func newApp(a fyne.App, opts Options, post func(func())) *App {
 		newOllamaPanel(u.tasks, opts.ConfigPath, opts.TestOllama), newEvalPanel(u.tasks, evalRun, evalLegs))
 	u.status.onSemantic = u.settings.showSemantic
 	u.status.onStats = u.settings.showStats
+	u.status.onSync = u.settings.showSync
+	if u.settings.sync != nil {
+		u.settings.sync.onSynced = u.refreshLive
+	}
 	u.recall = newRecallScreen(u.tasks, b, log)
 	u.memories = newMemoriesScreen(u.tasks, b, u.win, u.dialogs, u.log, u.dataChanged)
 	u.knowledge = newKnowledgeScreen(u.tasks, b, u.win, u.dialogs, u.dataChanged)

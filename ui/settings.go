@@ -25,6 +25,7 @@ type settingsScreen struct {
 	repairs  []*repairRow
 	ollama   *ollamaPanel
 	eval     *evalPanel
+	sync     *syncPanel // nil when the backend cannot sync
 	dbPath   *widget.Label
 	stats    *widget.Label
 	content  fyne.CanvasObject
@@ -56,6 +57,9 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, appearance, reach f
 		}
 	})
 
+	if sb, ok := b.(SyncBackend); ok {
+		s.sync = newSyncPanel(t, sb)
+	}
 	s.content = container.NewVScroll(container.NewVBox(
 		appearance,
 		widget.NewSeparator(),
@@ -71,10 +75,25 @@ func newSettingsScreen(t *tasks, b Backend, win fyne.Window, appearance, reach f
 		heading(lang.L("Retrieval quality")),
 		eval.content,
 		widget.NewSeparator(),
+		s.syncSection(),
 		container.NewBorder(nil, nil, nil, refresh, heading(lang.L("Database"))),
 		s.dbPath, s.stats,
 	))
 	return s
+}
+
+// syncSection is the Sync section and its separator, or nothing.
+func (s *settingsScreen) syncSection() fyne.CanvasObject {
+	if s.sync == nil {
+		return container.NewVBox()
+	}
+	return container.NewVBox(s.sync.content, widget.NewSeparator())
+}
+
+func (s *settingsScreen) showSync(st engine.SyncStatus, err error) {
+	if s.sync != nil {
+		s.sync.show(st, err)
+	}
 }
 
 func heading(text string) *widget.Label {

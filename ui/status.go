@@ -32,6 +32,9 @@ type statusBar struct {
 	// onSemantic and onStats pass the same news on to the settings screen.
 	onSemantic func(state string)
 	onStats    func(engine.Stats, error)
+	// onSync passes the sync status read with the counts on (ErrSyncOff when sync is off
+	// or the backend cannot sync).
+	onSync func(engine.SyncStatus, error)
 }
 
 func newStatusBar(t *tasks, source SemanticSource, work BackgroundSource, poll time.Duration) *statusBar {
@@ -152,15 +155,27 @@ func (s *statusBar) refreshStats(b Backend) {
 	s.stats.ask(func(landed func()) {
 		s.t.start(func(ctx context.Context) {
 			st, err := b.Stats(ctx)
+			var sync engine.SyncStatus
+			syncErr := engine.ErrSyncOff
+			if sb, ok := b.(SyncBackend); ok {
+				sync, syncErr = sb.SyncStatus(ctx)
+			}
 			s.t.do(func() {
 				defer landed()
 				if err != nil {
 					s.counts.SetText(sentence(err))
 				} else {
-					s.counts.SetText(countsLine(st))
+					line := countsLine(st)
+					if last := lastOtherWrite(sync); syncErr == nil && !last.IsZero() {
+						line += " · " + lang.L("another device wrote at {{.When}}", tmpl{"When": last.Local().Format(time.DateTime)})
+					}
+					s.counts.SetText(line)
 				}
 				if s.onStats != nil {
 					s.onStats(st, err)
+				}
+				if s.onSync != nil {
+					s.onSync(sync, syncErr)
 				}
 			})
 		})

@@ -67,6 +67,13 @@ Memories:
   spaces                          list the spaces and what each holds
   spaces rename OLD NEW           rename a space, with its memories, documents and watched folders
 
+Sync between your devices (doc/sync.md):
+  sync init DIR                   log this database's changes to DIR, a folder your sync tool
+                                  (Syncthing, Dropbox, iCloud Drive) shares between devices
+  sync status                     this device, the devices seen and their last change,
+                                  what is pending, conflicts and skipped log lines
+  sync now                        write this device's changes and read the others' now
+
 Recall:
   recall [--space S] [--source all|memory|knowledge] [-k N] [--since WHEN] [--until WHEN]
          [--folder DIR] [--sort relevance|newest] QUERY
@@ -215,6 +222,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.timeline(ctx, cargs)
 	case "spaces":
 		return c.spaces(ctx, cargs)
+	case "sync":
+		return c.syncCmd(ctx, cargs)
 	case "move":
 		return c.move(ctx, cargs)
 	case "recall", "search":
