@@ -25,11 +25,7 @@ type SyncReport struct {
 }
 
 func syncReport(r devsync.Report) SyncReport {
-	out := SyncReport{Exported: r.Exported, Read: r.Read, Applied: r.Applied}
-	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, devsync.ProblemStatus{File: p.Path, Line: p.Line, Reason: p.Reason})
-	}
-	return out
+	return SyncReport{Exported: r.Exported, Read: r.Read, Applied: r.Applied, Problems: devsync.ProblemsOf(r.Problems)}
 }
 
 // newSyncer is the engine's syncer: replayed texts are stored as a local write stores them,

@@ -24,12 +24,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/memdesk/memdesk/internal/atomicfile"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -284,10 +286,10 @@ func (s *Syncer) writeCursor(ctx context.Context, cfg store.SyncConfig) error {
 	}
 	delete(seen, cfg.Device)
 	cf := cursorFile{Device: cfg.Device, Seen: seen, Written: s.opts.Now().UTC()}
-	prevPath := filepath.Join(deviceDir(cfg.Dir, cfg.Device), "cursor.json")
-	if prev, err := os.ReadFile(prevPath); err == nil {
+	path := filepath.Join(deviceDir(cfg.Dir, cfg.Device), "cursor.json")
+	if prev, err := os.ReadFile(path); err == nil {
 		var old cursorFile
-		if json.Unmarshal(prev, &old) == nil && fmt.Sprint(old.Seen) == fmt.Sprint(cf.Seen) {
+		if json.Unmarshal(prev, &old) == nil && maps.Equal(old.Seen, cf.Seen) {
 			return nil // unchanged: do not make the sync engine send it again
 		}
 	}
@@ -295,24 +297,13 @@ func (s *Syncer) writeCursor(ctx context.Context, cfg store.SyncConfig) error {
 	if err != nil {
 		return err
 	}
-	dir := deviceDir(cfg.Dir, cfg.Device)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".cursor-*.tmp")
-	if err != nil {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), prevPath)
+	})
 }
 
 // Status is what sync status shows.
@@ -356,6 +347,15 @@ type ProblemStatus struct {
 	Reason string `json:"reason"`
 }
 
+// ProblemsOf is how the store's record of skipped lines is shown.
+func ProblemsOf(ps []store.SyncProblem) []ProblemStatus {
+	var out []ProblemStatus
+	for _, p := range ps {
+		out = append(out, ProblemStatus{File: p.Path, Line: p.Line, Reason: p.Reason})
+	}
+	return out
+}
+
 // Status reports this device, the devices seen, what is pending, conflicts and problems.
 func (s *Syncer) Status(ctx context.Context) (Status, error) {
 	cfg, err := s.st.SyncConfig(ctx)
@@ -373,9 +373,7 @@ func (s *Syncer) Status(ctx context.Context) (Status, error) {
 	for _, c := range st.Conflicts {
 		out.Conflicts = append(out.Conflicts, ConflictStatus{UID: c.UID, Other: c.Other, Kind: c.Kind, Detail: c.Detail, FactID: c.FactID, OtherID: c.OtherID, Seen: c.Seen.UTC()})
 	}
-	for _, p := range st.Problems {
-		out.Problems = append(out.Problems, ProblemStatus{File: p.Path, Line: p.Line, Reason: p.Reason})
-	}
+	out.Problems = ProblemsOf(st.Problems)
 	files, err := otherLogs(cfg.Dir, cfg.Device)
 	if err != nil {
 		return out, err
@@ -438,11 +436,7 @@ func folderSignature(cfg store.SyncConfig) string {
 	}
 	var b strings.Builder
 	for _, f := range files {
-		fi, err := os.Stat(f.path)
-		if err != nil {
-			continue
-		}
-		fmt.Fprintf(&b, "%s %d %d\n", f.rel, fi.Size(), fi.ModTime().UnixNano())
+		fmt.Fprintf(&b, "%s %d %d\n", f.rel, f.size, f.mod.UnixNano())
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"time"
 
 	"github.com/memdesk/memdesk/store"
 )
@@ -286,6 +287,7 @@ type logFile struct {
 	rel    string // path inside the sync folder, slash-separated: the cursor's key
 	path   string
 	size   int64
+	mod    time.Time
 }
 
 // otherLogs lists the log files of every device but self under root.
@@ -313,7 +315,7 @@ func otherLogs(root, self string) ([]logFile, error) {
 			if err != nil {
 				continue // removed meanwhile (a sync engine's rename)
 			}
-			out = append(out, logFile{device: d.Name(), rel: appName + "/" + d.Name() + "/" + n, path: filepath.Join(dir, n), size: fi.Size()})
+			out = append(out, logFile{device: d.Name(), rel: appName + "/" + d.Name() + "/" + n, path: filepath.Join(dir, n), size: fi.Size(), mod: fi.ModTime()})
 		}
 	}
 	return out, nil
