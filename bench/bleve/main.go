@@ -272,15 +272,24 @@ func fillBleve(ctx context.Context, idx bleve.Index, texts []string) error {
 			return fmt.Errorf("bleve index: %w", err)
 		}
 	}
+	s, err := scorchOf(idx)
+	if err != nil {
+		return err
+	}
+	return mergeToOneSegment(ctx, s)
+}
+
+// scorchOf is the scorch index under idx: its segments are what a merge and the stats read.
+func scorchOf(idx bleve.Index) (*scorch.Scorch, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
-		return fmt.Errorf("bleve index: %w", err)
+		return nil, fmt.Errorf("bleve index: %w", err)
 	}
 	s, ok := adv.(*scorch.Scorch)
 	if !ok {
-		return fmt.Errorf("bleve index is %T, want scorch", adv)
+		return nil, fmt.Errorf("bleve index is %T, want scorch", adv)
 	}
-	return mergeToOneSegment(ctx, s)
+	return s, nil
 }
 
 // mergeToOneSegment waits for the persister to write every segment to disk (a force merge

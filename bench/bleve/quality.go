@@ -18,7 +18,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/memdesk/memdesk/engine/eval"
@@ -101,13 +100,9 @@ func runQuality(ctx context.Context, log *slog.Logger, o qualityOptions, stdout 
 	if err := idx.Batch(b); err != nil {
 		return fmt.Errorf("bleve index: %w", err)
 	}
-	adv, err := idx.Advanced()
+	s, err := scorchOf(idx)
 	if err != nil {
-		return fmt.Errorf("bleve index: %w", err)
-	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return fmt.Errorf("bleve index is %T, want scorch", adv)
+		return err
 	}
 	if o.merge {
 		if err := mergeToOneSegment(ctx, s); err != nil {
