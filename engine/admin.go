@@ -223,19 +223,25 @@ func (e *Engine) entitiesSweep(ctx context.Context, req AdminRequest) (AdminResu
 // it.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.setWork(Work{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	// A catch-up that fails ends Run, and with it the vectors' catch-up.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The vectors' catch-up does not wait for the entity sweep: they share nothing but the
+	// database, and a store of 10k pending names kept "0 of 10,000 embedded" for 30 s.
+	if e.opts.Embedder != nil {
+		e.semanticRunning.Store(true) // before any recall of this process asks
+		wg.Go(func() { _ = e.runSemantic(ctx) })
+	}
 	if err := e.catchUp(ctx); err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
 	wg.Go(func() { e.compactWhenWanted(ctx) })
 	wg.Go(func() { e.runSync(ctx) })
-	if e.opts.Embedder == nil {
-		<-ctx.Done()
-		return nil
-	}
-	return e.runSemantic(ctx)
+	<-ctx.Done()
+	return nil
 }
 
 // catchUp is the start of Run: it warms the search index, then completes what writers left

@@ -43,10 +43,6 @@ const (
 	// calibrationTimeout bounds measuring one space: 84 probe texts, up to ~3 s for a CPU
 	// model at 30 ms a text, with room for a model that loads first.
 	calibrationTimeout = 2 * time.Minute
-	// oneShotCalibrationWait is how long a process without Run (a one-shot CLI recall, eval)
-	// waits for the first calibration of a space before answering without the semantic leg;
-	// the measurement is stored, so it is paid once per model, not once per query.
-	oneShotCalibrationWait = 20 * time.Second
 	// noSemantics is the noise floor of a model that cannot tell a paraphrase from noise.
 	noSemantics = 1.0
 	// leadStrength and leadCoverage are what a model must show to lead (see above).
@@ -175,9 +171,13 @@ func (e *Engine) measureSpace(life context.Context, fp string, done chan struct{
 	defer cancel()
 	c, ok := e.storedCalibration(ctx, fp)
 	if !ok {
-		if c, ok = e.measure(ctx, fp); !ok {
+		var probeVecs [][]float32
+		if c, probeVecs, ok = e.measure(ctx, fp); !ok {
 			return
 		}
+		// Adopt before the calibration is known: until then recall skips the leg and the
+		// catch-up waits, so neither searches nor embeds this space half taken over.
+		e.adoptSameModel(ctx, fp, probeVecs)
 		raw, _ := json.Marshal(c)
 		if err := waitOutBusy(ctx, func() error { return e.st.PutCalibration(ctx, fp, string(raw)) }); err != nil {
 			e.log.Warn("the embedding model's calibration was measured but not stored; it is measured again next time", "err", err)
@@ -206,8 +206,9 @@ func (e *Engine) storedCalibration(ctx context.Context, fp string) (calibration,
 	return c, true
 }
 
-// measure embeds the probes in space fp and calibrates from them.
-func (e *Engine) measure(ctx context.Context, fp string) (calibration, bool) {
+// measure embeds the probes in space fp and calibrates from them. It also returns the noise
+// probes' vectors: what this model makes of a fixed text set, to recognise it by.
+func (e *Engine) measure(ctx context.Context, fp string) (calibration, [][]float32, bool) {
 	noise := probes.Noise()
 	pairs := probes.Paraphrases()
 	texts := append([]string(nil), noise...)
@@ -217,16 +218,16 @@ func (e *Engine) measure(ctx context.Context, fp string) (calibration, bool) {
 	vecs, err := e.opts.Embedder.Embed(ctx, texts)
 	if len(vecs) != len(texts) {
 		e.log.Debug("semantic calibration: the probes did not embed", "err", err)
-		return calibration{}, false
+		return calibration{}, nil, false
 	}
 	if e.fingerprint() != fp {
-		return calibration{}, false // the model changed meanwhile: these vectors are of neither space
+		return calibration{}, nil, false // the model changed meanwhile: these vectors are of neither space
 	}
 	c := calibrate(vecs[:len(noise)], vecs[len(noise):])
 	c.Measured = e.opts.Now().UTC()
 	e.log.Info("semantic leg calibrated", "fingerprint", fp, "role", c.Role(), "strength", c.Strength,
 		"coverage", c.Coverage, "noise_floor", c.Noise)
-	return c, true
+	return c, vecs[:len(noise)], true
 }
 
 // calibrate measures a model from the vectors of the noise probes and of the paraphrase

@@ -105,6 +105,11 @@ type Options struct {
 	// Embedder is the semantic leg's backend; nil switches the leg off. Recall never waits
 	// for it: until it is Ready, the lexical and entity legs answer alone.
 	Embedder Embedder
+	// SemanticBudget bounds what one recall of a process without Run (a one-shot command)
+	// waits for the embedding model in all: the model's measurement when none is stored yet,
+	// then the query's embedding. Zero means queryEmbedTimeout (1 s). Under Run a recall
+	// never waits for the measurement, and its query embedding has its own bound.
+	SemanticBudget time.Duration
 	// TraceSQL, when set, is told every SQL statement the store runs (diagnostics, tests).
 	TraceSQL func(sql string)
 	// BusyTimeout is how long a write waits for another process's write lock before it
@@ -151,6 +156,9 @@ func (o Options) withDefaults() Options {
 	if o.SyncPoll <= 0 {
 		o.SyncPoll = syncPollDefault
 	}
+	if o.SemanticBudget <= 0 {
+		o.SemanticBudget = queryEmbedTimeout
+	}
 	if o.SemanticState == nil {
 		o.SemanticState = func() string { return "off" }
 	}
@@ -172,9 +180,14 @@ type Engine struct {
 	entitiesWanted chan struct{}
 	// compactWanted wakes Run's compaction of the search indexes after writes.
 	compactWanted chan struct{}
-	vectors       vectorIndex    // the semantic leg's in-memory index
-	lex           *lexicon.Index // the lexical leg's in-memory copy of the word index
-	vocab         vocabulary     // which terms the word index holds, for spelling suggestions
+	// embedWanted wakes Run's vector catch-up when a write stored texts to embed.
+	embedWanted chan struct{}
+	// vecProgress is the last count of the current space's vectors (vectorProgress), for
+	// a state that says "ready" only when every text has its vector.
+	vecProgress atomic.Pointer[vectorProgress]
+	vectors     vectorIndex    // the semantic leg's in-memory index
+	lex         *lexicon.Index // the lexical leg's in-memory copy of the word index
+	vocab       vocabulary     // which terms the word index holds, for spelling suggestions
 	// parser reads imported files; it starts PDFium on the first PDF and keeps it for the
 	// rest of the process, since starting it costs seconds.
 	parser *ingest.Parser
@@ -207,8 +220,8 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
-		compactWanted: make(chan struct{}, 1),
-		parser:        ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
+		compactWanted: make(chan struct{}, 1), embedWanted: make(chan struct{}, 1),
+		parser: ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	e.vectors.log = e.log
 	e.sync = e.newSyncer()
 	if st.ReadOnly() {
@@ -291,7 +304,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		FileBytes:       s.FileBytes,
 		FreeBytes:       s.FreeBytes,
 		SchemaVersion:   s.SchemaVersion,
-		Semantic:        e.opts.SemanticState(),
+		Semantic:        e.SemanticState(),
 		SemanticRole:    role,
 		RoleWhy:         why,
 	}, nil

@@ -100,6 +100,7 @@ func (r *KBAddResult) record(f ImportedFile) {
 // what it did so far together with the context's error.
 func (e *Engine) KBAdd(ctx context.Context, req KBAddRequest) (KBAddResult, error) {
 	res := KBAddResult{Files: []ImportedFile{}, Conflicts: []KBConflict{}}
+	defer e.wantEmbedding() // Run's catch-up embeds the new chunks without waiting for its poll
 	if len(req.Paths) == 0 {
 		return res, fmt.Errorf("%w: name at least one file or folder to import", ErrBadRequest)
 	}

@@ -231,7 +231,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if plan.Entities, err = (leg.Entity{Index: lex}).QueryEntities(ctx, plan.EntityText); err != nil {
 		return RecallResult{}, err
 	}
-	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
+	res = RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.SemanticState()}
 	if plan.Empty() {
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil

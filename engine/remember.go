@@ -70,6 +70,7 @@ func (e *Engine) Remember(ctx context.Context, req RememberRequest) (RememberRes
 	res, err := e.remember(ctx, req)
 	if err == nil && res.Status != StatusDuplicate && res.Status != StatusUnchanged {
 		e.exportSync(ctx)
+		e.wantEmbedding() // an added, edited or restored fact needs its vector
 	}
 	return res, err
 }
@@ -151,6 +152,7 @@ func (e *Engine) rememberBatch(ctx context.Context, space string, texts []batchI
 		return nil, err
 	}
 	defer e.wantCompaction()
+	defer e.wantEmbedding()
 	out := make([]RememberBatchResult, len(texts))
 	type prepared struct {
 		start, end int

@@ -78,9 +78,6 @@ func (e *Engine) fingerprint() string {
 	return fingerprintVersion + fp
 }
 
-// SemanticState is the semantic leg's state for a status line ("off", "offline", "ready", ...).
-func (e *Engine) SemanticState() string { return e.opts.SemanticState() }
-
 // semanticReady reports whether the semantic leg can run now, and its fingerprint.
 func (e *Engine) semanticReady() (string, bool) {
 	if e.opts.Embedder == nil || !e.opts.Embedder.Ready() {
@@ -119,6 +116,11 @@ func (e *Engine) EmbedPending(ctx context.Context, budget int) (EmbedReport, err
 	if budget <= 0 {
 		budget = DefaultEmbedBudget
 	}
+	// The model is measured before the store is embedded (once per space; then it is known):
+	// recall can use what is embedded as soon as it is, and a model that is the same weights
+	// as a stored space's takes that space's vectors over (calibration.go) instead of
+	// embedding them all again. A measurement that fails does not stop the embedding.
+	e.calibrationOf(ctx, fp, calibrationTimeout)
 	left := budget
 	for _, kind := range []string{store.KindFact, store.KindChunk} {
 		if err := e.embedKind(ctx, kind, fp, &left, &rep); err != nil {
@@ -129,6 +131,7 @@ func (e *Engine) EmbedPending(ctx context.Context, budget int) (EmbedReport, err
 	if err != nil {
 		return rep, err
 	}
+	e.noteVectors(fp, d)
 	rep.Remaining = d.Stale
 	return rep, nil
 }
@@ -287,15 +290,27 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 	}
 	// Run measures the model in the background as soon as it is ready, and the measurement
 	// is stored: a query never waits for it there. A process without Run (a one-shot CLI
-	// recall, eval) waits for the first measurement of a space once, up to
-	// oneShotCalibrationWait.
+	// recall, eval) has one budget for the model in all, the measurement's wait and the
+	// query's embedding: a slow model, whose 84 probe texts take longer than the budget,
+	// is measured by a long-lived process instead, and this recall answers without it.
+	start := time.Now()
+	oneShot := !e.semanticRunning.Load()
 	wait := time.Duration(0)
-	if !e.semanticRunning.Load() {
-		wait = oneShotCalibrationWait
+	if oneShot {
+		wait = e.opts.SemanticBudget
 	}
 	cal, ok = e.calibrationOf(ctx, fp, wait)
 	if !ok {
+		if oneShot {
+			return nil, "", calibration{}, fmt.Sprintf("semantic leg skipped: the embedding model has not been measured yet and was not within this command's %s; the app or `memdesk mcp` measures it in the background (so does `memdesk admin vectors-fix`), and later recalls use it", e.opts.SemanticBudget)
+		}
 		return nil, "", calibration{}, "semantic leg skipped: the embedding model is still being measured; it joins in once that is done"
+	}
+	if oneShot {
+		bound = min(bound, e.opts.SemanticBudget-time.Since(start))
+		if bound <= 0 {
+			return nil, "", calibration{}, fmt.Sprintf("semantic leg skipped: measuring the embedding model took this command's %s, so the query was not embedded; the measurement is stored and the next recall uses it", e.opts.SemanticBudget)
+		}
 	}
 	embedCtx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
@@ -334,13 +349,18 @@ func (e *Engine) DiagnoseVectors(ctx context.Context) (VectorsDiagnosis, error) 
 	if err != nil {
 		return VectorsDiagnosis{}, err
 	}
+	e.noteVectors(fp, d)
 	return VectorsDiagnosis{Fingerprint: fp, VectorDiagnosis: d}, nil
 }
 
 func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResult, error) {
-	if _, ok := e.semanticReady(); !ok {
+	fp, ok := e.semanticReady()
+	if !ok {
 		return e.vectorsDiagnoseStored(ctx)
 	}
+	// Measured first, within the command's budget: a model that is the same weights as a
+	// stored space takes its vectors over then, and the counts below say so.
+	cal, measured := e.calibrationOf(ctx, fp, e.opts.SemanticBudget)
 	d, err := e.DiagnoseVectors(ctx)
 	if err != nil {
 		return AdminResult{}, err
@@ -353,13 +373,15 @@ func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResu
 		fmt.Sprintf("%d current (%d of them embed to zero: no semantic evidence), %d stale (%d made in another vector space, %d of those legacy), %d orphaned",
 			d.Current, d.Zero, d.Stale, d.SpaceStale, d.Legacy, d.Orphans),
 	}
-	if c, ok := e.calibrationOf(ctx, d.Fingerprint, oneShotCalibrationWait); ok {
-		res.Details = append(res.Details, "semantic role: "+c.Role()+", because "+c.explain(), c.inputs())
+	if measured {
+		res.Details = append(res.Details, "semantic role: "+cal.Role()+", because "+cal.explain(), cal.inputs())
 	} else {
-		res.Details = append(res.Details, "semantic role: not known yet: the model's calibration probes did not embed (it is measured again on the next recall)")
+		res.Details = append(res.Details, "semantic role: not known yet: the model was not measured within this command's wait (vectors-fix measures it, and so do the app and `memdesk mcp` in the background)")
 	}
 	if !res.OK {
-		res.Next = []AdminStep{{Kind: StepRun, Action: "vectors-fix", Why: "to re-embed and evict"}}
+		// --all: one pass does vectorsFixPassBudget texts, and a fix that leaves most of a
+		// large store stale is not the fix.
+		res.Next = []AdminStep{{Kind: StepRun, Action: "vectors-fix", All: true, Why: "to re-embed what is stale and evict what is orphaned"}}
 	}
 	return res, nil
 }
@@ -390,7 +412,7 @@ func (e *Engine) vectorsDiagnoseStored(ctx context.Context) (AdminResult, error)
 		fmt.Sprintf("%s have no vector in any space, %d vectors are orphaned", groupThousands(owners-withVector), d.Orphans))
 	res.Next = []AdminStep{{Kind: StepWaitForModel},
 		{Kind: StepRun, Action: "vectors-diagnose", Why: "to count against it"},
-		{Kind: StepRun, Action: "vectors-fix", Why: "to re-embed what is stale"}}
+		{Kind: StepRun, Action: "vectors-fix", All: true, Why: "to re-embed what is stale"}}
 	return res, nil
 }
 
@@ -398,6 +420,14 @@ func (e *Engine) vectorsDiagnoseStored(ctx context.Context) (AdminResult, error)
 // or until nothing is left with All), reporting progress after every pass. A pass that fails
 // keeps every page it stored; the error says how many, and that a rerun resumes.
 func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult, error) {
+	// Measure the model first: its role is then known to stats and recall, and a model that
+	// is the same weights as a stored space's (another name or folder) takes that space's
+	// vectors over instead of re-embedding them (calibration.go).
+	fp, ok := e.semanticReady()
+	if !ok {
+		return AdminResult{}, fmt.Errorf("vectors-fix: semantic %s: %w", e.opts.SemanticState(), ErrSemanticOff)
+	}
+	cal, measured := e.calibrationOf(ctx, fp, calibrationTimeout)
 	d, err := e.DiagnoseVectors(ctx)
 	if err != nil {
 		return AdminResult{}, err
@@ -435,6 +465,11 @@ func (e *Engine) vectorsFix(ctx context.Context, req AdminRequest) (AdminResult,
 			"failed": total.Failed, "remaining": total.Remaining}}
 	res.Details = []string{fmt.Sprintf("%d re-embedded (%d to the zero vector), %d evicted, %d failed, %d remaining",
 		total.Embedded+total.Zero, total.Zero, evicted, total.Failed, total.Remaining)}
+	if measured {
+		res.Details = append(res.Details, "semantic role: "+cal.Role()+", because "+cal.explain())
+	} else {
+		res.Details = append(res.Details, "semantic role: not known: the model's calibration probes did not embed; the next recall or vectors-fix measures it again")
+	}
 	switch {
 	case total.Remaining > 0 && !req.All:
 		res.Next = []AdminStep{{Kind: StepRun, Action: "vectors-fix", All: true, Why: "to finish"}}
@@ -453,13 +488,18 @@ func (e *Engine) runSemantic(ctx context.Context) error {
 	warned := ""
 	for {
 		if fp, ok := e.semanticReady(); ok {
-			// Measure the space before recall needs it (a failure is retried there).
-			e.calibrationOf(ctx, fp, 0)
+			// Measure the space before recall needs it, and before embedding: a model that is
+			// the same weights as a stored space adopts that space's vectors (calibration.go)
+			// rather than embed everything again. A failure is retried on the next round.
+			e.calibrationOf(ctx, fp, calibrationTimeout)
 			if warned != fp {
 				warned = fp
-				if d, err := e.st.DiagnoseVectors(ctx, fp); err == nil && (d.Stale > 0 || d.Orphans > 0) {
-					e.log.Warn("some facts and chunks have no vector in the current embedding model's space; they are re-embedded in the background, or now with `memdesk admin vectors-fix`",
-						"stale", d.Stale, "space_stale", d.SpaceStale, "legacy", d.Legacy, "orphans", d.Orphans, "fingerprint", fp)
+				if d, err := e.st.DiagnoseVectors(ctx, fp); err == nil {
+					e.noteVectors(fp, d)
+					if d.Stale > 0 || d.Orphans > 0 {
+						e.log.Warn("some facts and chunks have no vector in the current embedding model's space; they are embedded in the background, or now with `memdesk admin vectors-fix --all`",
+							"stale", d.Stale, "space_stale", d.SpaceStale, "legacy", d.Legacy, "orphans", d.Orphans, "fingerprint", fp)
+					}
 				}
 			}
 			rep, err := e.EmbedPending(ctx, DefaultEmbedBudget)
@@ -475,6 +515,7 @@ func (e *Engine) runSemantic(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-e.embedWanted:
 		case <-time.After(semanticIdlePoll):
 		}
 	}

@@ -469,8 +469,9 @@ func TestRunCatchesUpVectorsAndStops(t *testing.T) {
 	}
 }
 
-// cancellingEmbedder cancels its caller's context on its second call, as a crash or a closed
-// window would stop a pass in the middle.
+// cancellingEmbedder cancels its caller's context on its third call (the first measures the
+// model, the second embeds the first page), as a crash or a closed window would stop a pass
+// in the middle.
 type cancellingEmbedder struct {
 	*fakeEmbedder
 	cancel context.CancelFunc
@@ -478,7 +479,7 @@ type cancellingEmbedder struct {
 }
 
 func (c *cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if c.n++; c.n == 2 {
+	if c.n++; c.n == 3 {
 		c.cancel()
 		return nil, ctx.Err()
 	}

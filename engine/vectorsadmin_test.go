@@ -35,7 +35,8 @@ func TestVectorsFixSaysWhatItKept(t *testing.T) {
 	for i := range 40 {
 		vecs[fmt.Sprintf("fact number %d", i)] = []float32{1, float32(i), 0}
 	}
-	emb := &failingAfterEmbedder{fakeEmbedder: newFakeEmbedder("fake/a@1/3", vecs), ok: 2}
+	// Three calls answer: the model's measurement and two pages.
+	emb := &failingAfterEmbedder{fakeEmbedder: newFakeEmbedder("fake/a@1/3", vecs), ok: 3}
 	e := openSemanticEngine(t, emb, emb.state)
 	e.embedPage = 16
 	for i := range 40 {
@@ -86,7 +87,7 @@ func TestVectorsDiagnoseWithoutTheModel(t *testing.T) {
 	// What to do next is steps, not CLI words: wait for the model, count again, then fix.
 	wantNext := []AdminStep{{Kind: StepWaitForModel},
 		{Kind: StepRun, Action: "vectors-diagnose", Why: "to count against it"},
-		{Kind: StepRun, Action: "vectors-fix", Why: "to re-embed what is stale"}}
+		{Kind: StepRun, Action: "vectors-fix", All: true, Why: "to re-embed what is stale"}}
 	if diff := cmp.Diff(wantNext, res.Next); diff != "" {
 		t.Errorf("next steps (-want +got):\n%s", diff)
 	}
