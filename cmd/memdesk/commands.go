@@ -33,14 +33,48 @@ func (c *cli) remember(ctx context.Context, args []string) error {
 	if *supersedes < 0 {
 		return usagef("remember: --supersedes takes a fact id, as shown by list or recall")
 	}
-	return c.withEngine(ctx, func(e *engine.Engine) error {
+	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
 		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: joinArgs(pos),
 			Space: *space, Supersedes: *supersedes})
 		if err != nil {
 			return err
 		}
-		return c.emit(res, func(w io.Writer) { printRemember(w, res) })
+		vecs := c.embedWritten(ctx, e, sem, writtenFact(res))
+		return c.emitWrite(rememberOutput{res, vecs}, vecs, func(w io.Writer) { printRemember(w, res) })
 	})
+}
+
+// writtenFact is the fact a remember or edit wrote, if it wrote one.
+func writtenFact(res engine.RememberResult) engine.Written {
+	if res.Status != engine.StatusAdded && res.Status != engine.StatusEdited {
+		return engine.Written{}
+	}
+	return engine.Written{Facts: []int64{res.FactID}}
+}
+
+// rememberOutput and kbAddOutput are a write's JSON: its result, and "vectors" when the
+// model answered the command's look at it.
+type rememberOutput struct {
+	engine.RememberResult
+	Vectors *writeVectors `json:"vectors,omitempty"`
+}
+
+type kbAddOutput struct {
+	engine.KBAddResult
+	Vectors *writeVectors `json:"vectors,omitempty"`
+}
+
+// emitWrite is emit for a write's output (out, with vecs in it), and for a person a line
+// when some of what was written was left to be embedded later.
+func (c *cli) emitWrite(out any, vecs *writeVectors, human func(w io.Writer)) error {
+	if c.json {
+		return writeJSON(c.out, out)
+	}
+	human(c.out)
+	if vecs != nil && vecs.Note != "" {
+		fmt.Fprintf(c.out, "note: %s\n", vecs.Note)
+	}
+	return nil
 }
 
 // printRemember says what a remember or edit did, and what the text restates or contradicts,
@@ -138,12 +172,13 @@ func (c *cli) edit(ctx context.Context, args []string) error {
 	if len(args) > 1 && args[1] == "--" {
 		text = joinArgs(args[2:])
 	}
-	return c.withEngine(ctx, func(e *engine.Engine) error {
+	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
 		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionEdit, ID: id, Text: text})
 		if err != nil {
 			return err
 		}
-		return c.emit(res, func(w io.Writer) { printRemember(w, res) })
+		vecs := c.embedWritten(ctx, e, sem, writtenFact(res))
+		return c.emitWrite(rememberOutput{res, vecs}, vecs, func(w io.Writer) { printRemember(w, res) })
 	})
 }
 
@@ -510,7 +545,7 @@ func (c *cli) kbAdd(ctx context.Context, args []string) error {
 	if len(paths) == 0 {
 		return usagef("kb add: name files or folders to import, e.g. memdesk kb add ~/notes")
 	}
-	return c.withEngine(ctx, func(e *engine.Engine) error {
+	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
 		var bar *progressbar.ProgressBar
 		progress := func(p engine.ImportProgress) {
 			if bar == nil {
@@ -529,7 +564,8 @@ func (c *cli) kbAdd(ctx context.Context, args []string) error {
 		if err != nil && len(res.Files) == 0 {
 			return err
 		}
-		if perr := c.emit(res, func(w io.Writer) { printImport(w, res) }); perr != nil {
+		vecs := c.embedWritten(ctx, e, sem, writtenDocuments(res))
+		if perr := c.emitWrite(kbAddOutput{res, vecs}, vecs, func(w io.Writer) { printImport(w, res) }); perr != nil {
 			return perr
 		}
 		if err == nil && res.Failed > 0 {
@@ -538,6 +574,18 @@ func (c *cli) kbAdd(ctx context.Context, args []string) error {
 		}
 		return err
 	})
+}
+
+// writtenDocuments are the documents an import added or changed. A chat export's
+// conversations have no one document number here: the app or vectors-fix embeds them.
+func writtenDocuments(res engine.KBAddResult) engine.Written {
+	var w engine.Written
+	for _, f := range res.Files {
+		if f.DocID != 0 && (f.Outcome == engine.ImportAdded || f.Outcome == engine.ImportUpdated) {
+			w.Documents = append(w.Documents, f.DocID)
+		}
+	}
+	return w
 }
 
 // plural counts n of a noun whose plural takes an s: "1 conversation", "12 conversations".
@@ -683,6 +731,12 @@ func (c *cli) admin(ctx context.Context, args []string) error {
 		}
 		if !res.OK && pos[0] == "integrity" {
 			return fmt.Errorf("%s found problems; back up the database file before repairing it", res.Action)
+		}
+		if pos[0] == "vectors-diagnose" && res.Counts["stale"]+res.Counts["orphans"] > 0 {
+			// A script checking the vectors needs the exit status to say so. Without the
+			// model only orphans can be found: which vectors are stale is not known then.
+			return fmt.Errorf("%s found %d texts without a vector in the current model's space and %d orphaned vectors; run `memdesk admin vectors-fix --all` to fix them all",
+				res.Action, res.Counts["stale"], res.Counts["orphans"])
 		}
 		return nil
 	})

@@ -44,6 +44,11 @@ const (
 	// client refused a 10 MB line: list_memories of 500 long memories made 63 MB, recall
 	// with a large k 30 MB. What does not fit is left out and said so.
 	maxAnswerBytes = 1 << 20
+
+	// mcpWriteEmbedWait bounds how long remember waits to embed the fact it wrote, so the
+	// agent's next recall finds it by meaning; a slower model leaves it to the server's
+	// background catch-up, which the write wakes.
+	mcpWriteEmbedWait = time.Second
 )
 
 // fitting returns how many of n items, the i-th taking size(i) bytes of an answer, fit in
@@ -239,7 +244,17 @@ func newMCPServer(e *engine.Engine, log *slog.Logger) *mcp.Server {
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Remember a fact", IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: closedWorld},
 	}, func(ctx context.Context, a rememberArgs) (engine.RememberResult, error) {
-		return e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: a.Text, Space: a.Space, Supersedes: a.Supersedes})
+		res, err := e.Remember(ctx, engine.RememberRequest{Action: engine.ActionAdd, Text: a.Text, Space: a.Space, Supersedes: a.Supersedes})
+		if err == nil && res.Status == engine.StatusAdded {
+			// The agent's next recall should find it by meaning: embed it now, within
+			// mcpWriteEmbedWait; a slower model leaves it to the background catch-up.
+			embedCtx, cancel := context.WithTimeout(ctx, mcpWriteEmbedWait)
+			if _, eerr := e.EmbedWritten(embedCtx, engine.Written{Facts: []int64{res.FactID}}); eerr != nil && !errors.Is(eerr, engine.ErrSemanticOff) {
+				log.Debug("a remembered fact was not embedded at once; the background catch-up embeds it", "err", eerr)
+			}
+			cancel()
+		}
+		return res, err
 	})
 
 	addTool(s, log, &mcp.Tool{

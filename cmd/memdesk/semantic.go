@@ -16,11 +16,14 @@ import (
 // from disk, or downloading).
 const semanticReadyWait = 30 * time.Second
 
-// semanticCheckTimeout bounds a one-shot command's look at the model (recall, stats,
-// vectors-diagnose): version, show, tags and one tiny embed answer in milliseconds from a
-// running Ollama with the model loaded, and a model that must be loaded from disk first is
-// not worth a short command's wait: it then answers on the other legs and says so.
-const semanticCheckTimeout = 2 * time.Second
+// cliSemanticBudget is everything a one-shot command (recall, stats, vectors-diagnose,
+// remember, kb add) waits for the embedding model: the look at it (version, show, tags and
+// one tiny embed, milliseconds from a running Ollama with the model loaded), then the
+// model's measurement if none is stored and the query's embedding, or the embedding of what
+// the command wrote. A model that must be loaded from disk first, or is slower than that, is
+// not worth a short command's wait: the command answers without it and says so, and the
+// app or `memdesk mcp` does the slow work in the background.
+const cliSemanticBudget = time.Second
 
 // semantic is a modelboot bootstrap owned by the command that made it: running (Run in the
 // background; stop cancels it and waits for it), or checked once (Check; stop closes its
@@ -34,8 +37,19 @@ type semantic struct {
 	// readyNote, when set, is a checked state's "ready": how much of the database the
 	// model's space covers, counted once before the command ran.
 	readyNote string
+	// checkTook is how much of cliSemanticBudget the look at the model took.
+	checkTook time.Duration
 	stop      func()
 }
+
+// budgetLeft is what is left of a checked command's cliSemanticBudget after the look at the
+// model: never nothing, so a zero never reads as "the default".
+func (s *semantic) budgetLeft() time.Duration {
+	return max(cliSemanticBudget-s.checkTook, time.Millisecond)
+}
+
+// ready reports whether the model answered the command's look at it.
+func (s *semantic) ready() bool { return s != nil && s.boot.State().Phase == modelboot.PhaseReady }
 
 // startSemantic starts the Ollama bootstrap in the background when the configuration enables
 // it; it returns nil otherwise. Only long-lived processes (gui, mcp) and the vectors-* admin
@@ -63,7 +77,7 @@ func (c *cli) runBoot(ctx context.Context, host, model string) (*semantic, error
 	return &semantic{boot: boot, host: host, model: model, stop: func() { cancel(); wg.Wait() }}, nil
 }
 
-// checkSemantic looks once at the model, within semanticCheckTimeout, for a command that
+// checkSemantic looks once at the model, within cliSemanticBudget, for a command that
 // runs once: the semantic leg is there if the model answered, and the state says why not
 // otherwise. It returns nil when the configuration disables the leg. It never pulls.
 func (c *cli) checkSemantic(ctx context.Context) (*semantic, error) {
@@ -75,12 +89,14 @@ func (c *cli) checkSemantic(ctx context.Context) (*semantic, error) {
 	if err != nil {
 		return nil, fmt.Errorf("semantic leg: %w", err)
 	}
-	checkCtx, cancel := context.WithTimeout(ctx, semanticCheckTimeout)
+	start := time.Now()
+	checkCtx, cancel := context.WithTimeout(ctx, cliSemanticBudget)
 	defer cancel()
 	if err := boot.Check(checkCtx); err != nil {
 		c.log.Debug("semantic leg not ready for this command", "err", err)
 	}
-	return &semantic{boot: boot, host: cfg.Host, model: cfg.Model, checked: true, stop: boot.CloseIdleConnections}, nil
+	return &semantic{boot: boot, host: cfg.Host, model: cfg.Model, checked: true, checkTook: time.Since(start),
+		stop: boot.CloseIdleConnections}, nil
 }
 
 // quietLog is the logger for a bootstrap: its warnings go to stderr only with -v, so an
@@ -100,6 +116,9 @@ func (s *semantic) options(o engine.Options) engine.Options {
 	}
 	o.Embedder = modelboot.Retrieval{Boot: s.boot}
 	o.SemanticState = s.state
+	if s.checked {
+		o.SemanticBudget = s.budgetLeft()
+	}
 	return o
 }
 
@@ -123,7 +142,7 @@ func (s *semantic) state() string {
 	case st.Phase == modelboot.PhaseFailed:
 		return fmt.Sprintf("%s (check the model with: ollama show %s; or set ollama.model)", st, s.model)
 	default:
-		return fmt.Sprintf("%s: the model did not answer within %s; it may still be loading (run this again in a moment)", st, semanticCheckTimeout)
+		return fmt.Sprintf("%s: the model did not answer within %s; it may still be loading (run this again in a moment)", st, cliSemanticBudget)
 	}
 }
 
@@ -148,13 +167,66 @@ func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) err
 			err = cerr
 		}
 	}()
-	if sem != nil && sem.boot.State().Phase == modelboot.PhaseReady {
+	if sem.ready() {
 		if d, derr := e.DiagnoseVectors(ctx); derr == nil && d.Stale > 0 {
-			sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all)",
+			sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
 				d.Stale, d.Stale+d.Current)
 		}
 	}
 	return fn(e)
+}
+
+// withWritingEngine opens the engine for a one-shot command that writes (remember, edit, kb
+// add) after a bounded look at the model, so that what it writes can be embedded at once
+// (see embedWritten); sem is nil when the configuration disables the semantic leg.
+func (c *cli) withWritingEngine(ctx context.Context, fn func(e *engine.Engine, sem *semantic) error) (err error) {
+	sem, err := c.checkSemantic(ctx)
+	if err != nil {
+		return err
+	}
+	if sem != nil {
+		defer sem.stop()
+	}
+	e, err := c.openEngineWith(ctx, sem.options(c.engineOptions()))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return fn(e, sem)
+}
+
+// writeVectors is what a one-shot write did about its texts' vectors, in its JSON
+// ("vectors") and, when some were left, in a line for a person.
+type writeVectors struct {
+	engine.WriteEmbedding
+	// Note says why some were left and what embeds them.
+	Note string `json:"note,omitempty"`
+}
+
+// embedWritten embeds what a one-shot command wrote, within what is left of its
+// cliSemanticBudget, when the model answered the command's look at it; nil when it did not
+// (or the leg is off): the app or `memdesk mcp` embeds it then, in the background.
+func (c *cli) embedWritten(ctx context.Context, e *engine.Engine, sem *semantic, w engine.Written) *writeVectors {
+	if !sem.ready() || len(w.Facts)+len(w.Documents) == 0 {
+		return nil
+	}
+	embedCtx, cancel := context.WithTimeout(ctx, sem.budgetLeft())
+	defer cancel()
+	got, err := e.EmbedWritten(embedCtx, w)
+	if err != nil {
+		c.log.Warn("what was written was not embedded; the app, memdesk mcp or memdesk admin vectors-fix --all embeds it", "err", err)
+		return nil
+	}
+	out := &writeVectors{WriteEmbedding: got}
+	if got.Left > 0 {
+		out.Note = fmt.Sprintf("%d of %d texts were not embedded within %s (the model answers slower than that); they are found by their words until the app or memdesk mcp embeds them in the background, or run: memdesk admin vectors-fix --all",
+			got.Left, got.Left+got.Embedded, cliSemanticBudget)
+	}
+	return out
 }
 
 // waitReady waits up to semanticReadyWait for the model, and explains what to do when it

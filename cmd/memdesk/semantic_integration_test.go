@@ -33,12 +33,6 @@ func testbedModels(t *testing.T) (host, tiny, glove string) {
 	return host, tiny, glove
 }
 
-// withModel is r speaking to host with model.
-func (r memdeskRun) withModel(host, model string) memdeskRun {
-	r.env = append(append([]string(nil), r.env...), "MEMDESK_OLLAMA_HOST="+host, "MEMDESK_OLLAMA_MODEL="+model)
-	return r
-}
-
 // TestIntegrationModelSwap: facts embedded under one model, the model changed, diagnose
 // names the stale space and the fix, the fix re-embeds, and the MCP server's recall then runs
 // on three legs in the new space.
