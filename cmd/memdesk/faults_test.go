@@ -370,10 +370,11 @@ func TestOllamaFaultsDuringRecall(t *testing.T) {
 			name:       "dimensions change",
 			inject:     func(*testing.T) { srv.SetDims("tiny", 24) },
 			wantFinal:  is("ready"),
-			wantStates: []string{"ready", "warming"},
+			wantStates: []string{"ready", "warming", "embedding*"},
 			// The first recall after the change cannot use its vector (the width is not the
 			// space's); the app measures the model again and recall uses the new space, in
-			// which nothing is embedded yet: "ready" with no semantic score is the truth.
+			// which nothing is embedded yet: "embedding ..." until the catch-up has embedded
+			// the store in it, then "ready".
 			check:  func(*testing.T, engine.RecallResult) {},
 			repair: func(*testing.T) {},
 			after: func(t *testing.T) {
