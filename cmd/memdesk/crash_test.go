@@ -596,8 +596,11 @@ func TestCrashDuringVectorsFix(t *testing.T) {
 	models.replace()
 
 	r := newMemdeskRun(t, bin).withEnv("MEMDESK_OLLAMA_HOST="+srv.Host(), "MEMDESK_OLLAMA_MODEL=tiny")
+	// Written with the semantic leg off, so the writes embed nothing themselves and the
+	// fix has everything to do.
+	writer := r.withEnv("MEMDESK_OLLAMA_ENABLED=false")
 	var imp importResult
-	r.mustJSON(t, &imp, "kb", "add", writeImportCorpus(t, 40))
+	writer.mustJSON(t, &imp, "kb", "add", writeImportCorpus(t, 40))
 	chunks := 0
 	for _, f := range imp.Files {
 		chunks += f.Chunks
@@ -606,7 +609,7 @@ func TestCrashDuringVectorsFix(t *testing.T) {
 		var res struct {
 			Status string `json:"status"`
 		}
-		r.mustJSON(t, &res, "remember", fmt.Sprintf("fact %d: the deploy of service%d runs on host%d at port %d", i, i, i%3, 8000+i))
+		writer.mustJSON(t, &res, "remember", fmt.Sprintf("fact %d: the deploy of service%d runs on host%d at port %d", i, i, i%3, 8000+i))
 	}
 
 	// A clean fix into the first model: it embeds everything and times the kill window.
