@@ -107,6 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	fs.StringVar(&q.scoring, "scoring", "bm25", "with --beir: bm25 or tfidf (bleve's default)")
 	fs.StringVar(&q.analyzer, "analyzer", "cjk", "with --beir: cjk or en")
 	fs.IntVar(&q.k, "k", 10, "with --beir: the depth of recall and nDCG")
+	fs.StringVar(&q.perQuery, "per-query", "", "with --beir: write each query's ranking and recall to this file (JSON lines)")
 	fs.BoolVar(&q.merge, "merge", true, "with --beir: merge the index into one segment before the queries (bleve's BM25 depends on the segments)")
 	// On a bad command line the usage is printed here and main exits 2 on flag.ErrHelp.
 	if err := fs.Parse(args); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,9 @@ type qualityOptions struct {
 	// over the doc count), so its scores depend on the segment layout; one segment is the
 	// layout that does not depend on batching and merge timing.
 	merge bool
+	// perQuery, when set, is a file that gets one JSON line per query: its id, bleve's
+	// ranking and its recall, to set beside memdesk eval's --per-query.
+	perQuery string
 }
 
 // qualityDoc is what bleve indexes per corpus document.
@@ -112,6 +116,15 @@ func runQuality(ctx context.Context, log *slog.Logger, o qualityOptions, stdout 
 	segments := func() any { return s.StatsMap()["TotFileSegmentsAtRoot"] }
 	log.Info("bleve indexed", "docs", len(ds.Docs), "segments", segments(), "took", time.Since(start).Round(time.Millisecond))
 
+	var perQuery *json.Encoder
+	if o.perQuery != "" {
+		f, err := os.Create(o.perQuery)
+		if err != nil {
+			return fmt.Errorf("per-query file: %w", err)
+		}
+		defer closeInto(&err, f.Close)
+		perQuery = json.NewEncoder(f)
+	}
 	var recall, ndcg float64
 	n := 0
 	for _, q := range ds.Queries {
@@ -136,8 +149,14 @@ func runQuality(ctx context.Context, log *slog.Logger, o qualityOptions, stdout 
 		for i, h := range res.Hits {
 			ranked[i] = h.ID
 		}
-		recall += eval.Recall(ranked, rel, o.k)
+		r := eval.Recall(ranked, rel, o.k)
+		recall += r
 		ndcg += eval.NDCG(ranked, rel, o.k)
+		if perQuery != nil {
+			if err := perQuery.Encode(map[string]any{"id": q.ID, "ranked": ranked, "recall": r}); err != nil {
+				return fmt.Errorf("per-query file: %w", err)
+			}
+		}
 		n++
 	}
 	if n == 0 {
