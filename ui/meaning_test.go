@@ -296,3 +296,40 @@ func TestTypingAgainCancelsTheMeaningAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestMergeByMeaning(t *testing.T) {
+	mem := func(id int64) engine.Hit { return engine.Hit{Source: engine.SourceMemory, ID: id} }
+	doc := func(id int64) engine.Hit { return engine.Hit{Source: engine.SourceKnowledge, ID: id} }
+	tests := []struct {
+		name        string
+		shown, full []engine.Hit
+		want, added []engine.Hit
+	}{
+		{"the model adds nothing", []engine.Hit{mem(1), mem(2)}, []engine.Hit{mem(1), mem(2)}, []engine.Hit{mem(1), mem(2)}, nil},
+		{"a hit by meaning ranked first goes below", []engine.Hit{mem(1), mem(2)}, []engine.Hit{mem(3), mem(2), mem(1)},
+			[]engine.Hit{mem(1), mem(2), mem(3)}, []engine.Hit{mem(3)}},
+		{"a shown hit the full answer drops stays", []engine.Hit{mem(1), mem(2)}, []engine.Hit{mem(3), mem(1)},
+			[]engine.Hit{mem(1), mem(2), mem(3)}, []engine.Hit{mem(3)}},
+		{"a memory and a chunk of one id are two hits", []engine.Hit{mem(1)}, []engine.Hit{doc(1), mem(1), doc(2)},
+			[]engine.Hit{mem(1), doc(1), doc(2)}, []engine.Hit{doc(1), doc(2)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			full := engine.RecallResult{Query: "q", Hits: tt.full, Relaxed: true, Filtered: 2}
+			got, added := mergeByMeaning(engine.RecallResult{Query: "q", Hits: tt.shown}, full)
+			keys := func(hits []engine.Hit) []hitKey {
+				var out []hitKey
+				for _, h := range hits {
+					out = append(out, keyOf(h))
+				}
+				return out
+			}
+			if !slices.Equal(keys(got.Hits), keys(tt.want)) || !slices.Equal(keys(added), keys(tt.added)) {
+				t.Errorf("merged %v, added %v; want %v, added %v", got.Hits, added, tt.want, tt.added)
+			}
+			if !got.Relaxed || got.Filtered != 2 {
+				t.Errorf("merged relaxed %v, filtered %d; want the full answer's (true, 2)", got.Relaxed, got.Filtered)
+			}
+		})
+	}
+}
