@@ -40,6 +40,11 @@ type RecallRequest struct {
 	// without it, can add anything). The answer is what a full recall gives when the model
 	// has no vector for the query.
 	SkipMeaning bool `json:"skip_meaning,omitempty"`
+	// MeaningWait, when positive, is how long this recall may wait for the model to embed the
+	// query, in place of the engine's bound for a surface someone waits on (a second, or less
+	// for a model that was just late). The window's second step sets it: the answer by words
+	// is already on screen and typing cancels the wait, so a slow model is worth waiting for.
+	MeaningWait time.Duration `json:"-"`
 	// noSuggestion skips the spelling suggestion: the recall that checks one makes none.
 	noSuggestion bool
 	// Since and Until keep the hits written (a memory, or a document that says when it was
@@ -259,7 +264,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 	if req.SkipMeaning {
 		_, res.MeaningLeft = e.semanticReady()
 	} else {
-		qvec, fp, cal, note = e.queryVector(ctx, plan.SemanticText)
+		qvec, fp, cal, note = e.queryVector(ctx, plan.SemanticText, req.MeaningWait)
 	}
 	if note != "" {
 		res.Notes = append(res.Notes, note)

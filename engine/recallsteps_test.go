@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestSkipMeaningNeverAsksTheModel: a SkipMeaning recall answers from the lexical and
@@ -70,5 +72,56 @@ func TestSkipMeaningWithMeaningOnlyIsABadRequest(t *testing.T) {
 	_, err := e.Recall(context.Background(), RecallRequest{Query: question, SkipMeaning: true, MeaningOnly: true})
 	if !errors.Is(err, ErrBadRequest) {
 		t.Errorf("Recall(SkipMeaning and MeaningOnly) error = %v, want ErrBadRequest", err)
+	}
+}
+
+// lateQueryEmbedder answers the question's embedding only after the engine's usual bound on
+// it has passed: a model that is slow but not down.
+type lateQueryEmbedder struct{ *fakeEmbedder }
+
+func (l lateQueryEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	if text == question {
+		select {
+		case <-time.After(queryEmbedTimeout + 300*time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return l.fakeEmbedder.EmbedQuery(ctx, text)
+}
+
+// TestMeaningWaitOutlastsASlowModel: the window's second step (RecallRequest.MeaningWait)
+// waits for a model slower than the bound a surface someone waits on gives it, and gets the
+// hit found by meaning; the same recall without it gives up and says why.
+func TestMeaningWaitOutlastsASlowModel(t *testing.T) {
+	fake := newFakeEmbedder("fake/late@1/4", semanticVectors())
+	emb := lateQueryEmbedder{fake}
+	e := openSemanticEngine(t, emb, fake.state)
+	byMeaning := remember(t, e, "", manager)
+	mustEmbedPending(t, e)
+	has := func(res RecallResult) bool {
+		for _, h := range res.Hits {
+			if h.ID == byMeaning {
+				return true
+			}
+		}
+		return false
+	}
+	ctx := context.Background()
+
+	waited, err := e.Recall(ctx, RecallRequest{Query: question, MeaningWait: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(waited) {
+		t.Errorf("recall with MeaningWait: hits %+v, notes %v; want fact %d found by meaning", waited.Hits, waited.Notes, byMeaning)
+	}
+
+	usual, err := e.Recall(ctx, RecallRequest{Query: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(usual) || !strings.Contains(strings.Join(usual.Notes, "\n"), "did not answer within") {
+		t.Errorf("recall without MeaningWait: hits %+v, notes %q; want no hit by meaning and a note that the model was late", usual.Hits, usual.Notes)
 	}
 }

@@ -25,6 +25,12 @@ import (
 	"github.com/memdesk/memdesk/engine/display"
 )
 
+// meaningWait is how long the window's second step waits for the model to embed the query.
+// Nothing waits on it: the answer by words is on screen and typing again cancels it, so a
+// slow model (a large one on a CPU, one loading after an idle unload) still adds what it
+// finds, where a surface someone waits on gives up after a second.
+const meaningWait = 15 * time.Second
+
 // previewTextLimit bounds how much of a long chunk the preview pane shows; rowTextLimit how
 // much of it a row of the list holds (the row truncates it to its width).
 const (
@@ -613,7 +619,9 @@ func (s *liveSearch) start(quiet bool) {
 		// The same context: typing again cancels the model's wait too, not only the answer.
 		// The UI goroutine runs what is posted in order, so the merge finds the answer by
 		// words shown.
-		full, err := s.b.Recall(ctx, req)
+		second := req
+		second.MeaningWait = meaningWait
+		full, err := s.b.Recall(ctx, second)
 		s.t.do(func() {
 			if gen != s.gen {
 				return
