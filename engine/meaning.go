@@ -15,7 +15,7 @@ import (
 func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds []string, space string, k int) (RecallResult, error) {
 	res := RecallResult{Query: req.Query, Hits: []Hit{}, Semantic: e.opts.SemanticState()}
 	plan := leg.PlanQuery(req.Query, e.opts.Now())
-	q, fp, _, note := e.queryVector(ctx, plan.SemanticText)
+	q, fp, _, note := e.queryVector(ctx, plan.SemanticText, req.MeaningWait)
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}

@@ -34,6 +34,17 @@ type RecallRequest struct {
 	// MeaningOnly ranks by the semantic leg alone: the model's nearest texts by cosine, with
 	// no floor and no other leg (to compare the model with the fused answer).
 	MeaningOnly bool `json:"meaning_only,omitempty"`
+	// SkipMeaning answers from the lexical and entity legs alone, never asking the model for
+	// the query's vector: the first of a window's two steps, shown while the model embeds
+	// the query (RecallResult.MeaningLeft says whether the second step, the same request
+	// without it, can add anything). The answer is what a full recall gives when the model
+	// has no vector for the query.
+	SkipMeaning bool `json:"skip_meaning,omitempty"`
+	// MeaningWait, when positive, is how long this recall may wait for the model to embed the
+	// query, in place of the engine's bound for a surface someone waits on (a second, or less
+	// for a model that was just late). The window's second step sets it: the answer by words
+	// is already on screen and typing cancels the wait, so a slow model is worth waiting for.
+	MeaningWait time.Duration `json:"-"`
 	// noSuggestion skips the spelling suggestion: the recall that checks one makes none.
 	noSuggestion bool
 	// Since and Until keep the hits written (a memory, or a document that says when it was
@@ -168,6 +179,9 @@ type RecallResult struct {
 	// Dropped are the candidates the floors left out, best lexical score first, when the
 	// request asked for them (ListDropped).
 	Dropped []DroppedHit `json:"dropped,omitempty"`
+	// MeaningLeft says a SkipMeaning request skipped a semantic leg that could run: the same
+	// request without SkipMeaning asks the model and may add hits found by meaning.
+	MeaningLeft bool `json:"meaning_left,omitempty"`
 }
 
 // DroppedHit is a candidate the ranking left out and why.
@@ -218,6 +232,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		return RecallResult{}, err
 	}
 
+	if req.MeaningOnly && req.SkipMeaning {
+		return RecallResult{}, fmt.Errorf("%w: meaning_only asks the model alone and skip_meaning asks without it; choose one", ErrBadRequest)
+	}
 	if req.MeaningOnly {
 		return e.recallByMeaning(ctx, req, kinds, space, k)
 	}
@@ -236,7 +253,19 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (res RecallResul
 		res.Notes = append(res.Notes, "nothing searchable left in the query")
 		return res, nil
 	}
-	qvec, fp, cal, note := e.queryVector(ctx, plan.SemanticText)
+	// Skipped, the semantic leg runs as it does when the model gives the query no vector:
+	// the answer is the full recall's when the model is silent, with no ranking of its own.
+	var (
+		qvec []float32
+		fp   string
+		cal  calibration
+		note string
+	)
+	if req.SkipMeaning {
+		_, res.MeaningLeft = e.semanticReady()
+	} else {
+		qvec, fp, cal, note = e.queryVector(ctx, plan.SemanticText, req.MeaningWait)
+	}
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}

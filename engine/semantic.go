@@ -278,14 +278,18 @@ func (e *Engine) noteEmbedTime(ctx context.Context, late bool) {
 // queryVector embeds the query for the semantic leg. It returns nil, with a note for the
 // result, when the leg cannot run: off, not ready, not measured yet, slow, failing, or a
 // query that embeds to the zero vector (no semantic evidence). cal is what was measured of
-// the space's model: the leg's role and floors.
-func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, fp string, cal calibration, note string) {
+// the space's model: the leg's role and floors. wait, when positive, replaces the bound on
+// the query's embedding (RecallRequest.MeaningWait).
+func (e *Engine) queryVector(ctx context.Context, text string, wait time.Duration) (vec []float32, fp string, cal calibration, note string) {
 	fp, ok := e.semanticReady()
 	if !ok {
 		return nil, "", calibration{}, ""
 	}
 	bound := queryEmbedTimeout
-	if slowSince := e.slowModel.Load(); slowSince != 0 && time.Since(time.Unix(0, slowSince)) < slowModelWindow {
+	switch slowSince := e.slowModel.Load(); {
+	case wait > 0:
+		bound = wait
+	case slowSince != 0 && time.Since(time.Unix(0, slowSince)) < slowModelWindow:
 		bound = slowEmbedTimeout
 	}
 	// Run measures the model in the background as soon as it is ready, and the measurement
@@ -295,18 +299,18 @@ func (e *Engine) queryVector(ctx context.Context, text string) (vec []float32, f
 	// is measured by a long-lived process instead, and this recall answers without it.
 	start := time.Now()
 	oneShot := !e.semanticRunning.Load()
-	wait := time.Duration(0)
+	measureWait := time.Duration(0)
 	if oneShot {
-		wait = e.opts.SemanticBudget
+		measureWait = e.opts.SemanticBudget
 	}
-	cal, ok = e.calibrationOf(ctx, fp, wait)
+	cal, ok = e.calibrationOf(ctx, fp, measureWait)
 	if !ok {
 		if oneShot {
 			return nil, "", calibration{}, fmt.Sprintf("semantic leg skipped: the embedding model has not been measured yet and was not within this command's %s; the app or `memdesk mcp` measures it in the background (so does `memdesk admin vectors-fix`), and later recalls use it", e.opts.SemanticBudget)
 		}
 		return nil, "", calibration{}, "semantic leg skipped: the embedding model is still being measured; it joins in once that is done"
 	}
-	if oneShot {
+	if oneShot && wait <= 0 { // a caller that set its own wait has chosen it
 		bound = min(bound, e.opts.SemanticBudget-time.Since(start))
 		if bound <= 0 {
 			return nil, "", calibration{}, fmt.Sprintf("semantic leg skipped: measuring the embedding model took this command's %s, so the query was not embedded; the measurement is stored and the next recall uses it", e.opts.SemanticBudget)

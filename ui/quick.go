@@ -59,7 +59,8 @@ type quickWindow struct {
 
 func newQuickWindow(t *tasks, a fyne.App, b Backend, log *slog.Logger, afterWrite func()) *quickWindow {
 	q := &quickWindow{hitList: newHitList(t.do), win: a.NewWindow("memdesk quick"), clip: a.Clipboard(), log: log}
-	q.search = &liveSearch{t: t, b: b, typing: debouncer{delay: quickDebounce}, request: q.request, answer: q.show, log: log}
+	q.search = &liveSearch{t: t, b: b, typing: debouncer{delay: quickDebounce}, request: q.request, answer: q.show,
+		meaning: q.addMeaning, log: log}
 	q.banner = newBanner()
 	q.acts = &factActions{t: t, b: b, banner: q.banner, after: afterWrite}
 
@@ -209,20 +210,45 @@ func (q *quickWindow) show(res engine.RecallResult, err error) {
 	case len(res.Hits) == 0:
 		q.note.SetText(lang.L("{{.Nothing}} Ctrl+S remembers what you typed.", tmpl{"Nothing": nothingRelevant(res)}))
 	default:
-		q.note.SetText(lang.L("{{.Hits}} · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")}))
-		// The rows of the main window's list: two lines a hit, six or more on the screen,
-		// cut to its width (before the window is first drawn: the width it opens at).
-		width := q.rowWidth(quickWidth)
-		for i, h := range res.Hits {
-			card := &tapArea{content: hitRow(h, width), tapped: func() { q.selectHit(i) },
-				doubleTapped: func() { q.selectHit(i); q.copySelected() }}
-			card.ExtendBaseWidget(card)
-			rows = append(rows, newResultRow(h, card))
-		}
+		q.countHits(res)
+		rows = q.rows(res.Hits, 0)
 	}
 	q.setRows(rows)
 	// The best hit is highlighted, so Enter right after typing copies it.
 	q.selectHit(0)
+}
+
+// countHits says how many hits res has, and the keys that act on them.
+func (q *quickWindow) countHits(res engine.RecallResult) {
+	q.note.SetText(lang.L("{{.Hits}} · ↑↓ choose · Enter copies · Ctrl+Enter opens in memdesk · Ctrl+S remembers what you typed", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")}))
+}
+
+// rows are the list's rows of hits, the first of them at index from of the list: the rows
+// of the main window's list, two lines a hit, six or more on the screen, cut to its width
+// (before the window is first drawn: the width it opens at).
+func (q *quickWindow) rows(hits []engine.Hit, from int) []*resultRow {
+	width := q.rowWidth(quickWidth)
+	rows := make([]*resultRow, 0, len(hits))
+	for i, h := range hits {
+		card := &tapArea{content: hitRow(h, width), tapped: func() { q.selectHit(from + i) },
+			doubleTapped: func() { q.selectHit(from + i); q.copySelected() }}
+		card.ExtendBaseWidget(card)
+		rows = append(rows, newResultRow(h, card))
+	}
+	return rows
+}
+
+// addMeaning merges the full answer into the answer by words shown, as the main window does
+// (mergeByMeaning): the rows shown and the highlight stay where they are.
+func (q *quickWindow) addMeaning(full engine.RecallResult) {
+	if len(q.shown.Hits) == 0 {
+		q.show(full, nil)
+		return
+	}
+	merged, added := mergeByMeaning(q.shown, full)
+	q.shown = merged
+	q.countHits(merged)
+	q.appendRows(q.rows(added, len(q.cards)))
 }
 
 // themeChanged draws the shown hits again, keeping the highlight: their texts and badges

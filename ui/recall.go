@@ -25,6 +25,12 @@ import (
 	"github.com/memdesk/memdesk/engine/display"
 )
 
+// meaningWait is how long the window's second step waits for the model to embed the query.
+// Nothing waits on it: the answer by words is on screen and typing again cancels it, so a
+// slow model (a large one on a CPU, one loading after an idle unload) still adds what it
+// finds, where a surface someone waits on gives up after a second.
+const meaningWait = 15 * time.Second
+
 // previewTextLimit bounds how much of a long chunk the preview pane shows; rowTextLimit how
 // much of it a row of the list holds (the row truncates it to its width).
 const (
@@ -141,7 +147,8 @@ func newRecallScreen(t *tasks, b Backend, log *slog.Logger) *recallScreen {
 	r.afterFrame = func(f func()) { time.AfterFunc(frameTime, func() { t.do(f) }) }
 	r.onSelect = r.showPreview
 	r.search = &liveSearch{t: t, b: b, typing: debouncer{delay: debounceDelay}, request: r.request, log: log,
-		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain}
+		pending: func() { r.note.SetText(lang.L("Searching…")) }, answer: r.show, answerAgain: r.showAgain,
+		meaning: r.addMeaning}
 	r.query = newSearchEntry(r.typedKey)
 	r.query.SetPlaceHolder(lang.L("Search your memories and documents…  (↑↓ choose a hit, Enter opens it)"))
 	r.query.OnChanged = func(string) {
@@ -317,10 +324,7 @@ func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 		}
 	}
 	// One layout per step: Container.Add lays the whole list out again on each call.
-	objects := make([]fyne.CanvasObject, len(rows))
-	for i, row := range rows {
-		objects[i] = row.content
-	}
+	objects := contents(rows)
 	if atOnce || l.later == nil || len(objects) <= firstRows {
 		l.results.Objects = objects
 		l.results.Refresh()
@@ -332,9 +336,34 @@ func (l *hitList) replaceRows(rows []*resultRow, atOnce bool) {
 		if gen != l.gen {
 			return
 		}
-		l.results.Objects = objects
+		// The cards, not rows: appendRows may have added to them meanwhile.
+		l.results.Objects = contents(l.cards)
 		l.results.Refresh()
 	})
+}
+
+// appendRows adds rows below the shown ones: none of those moves, and the highlight stays.
+// (The answer by meaning comes after the one by words, while the person may be reading it.)
+func (l *hitList) appendRows(rows []*resultRow) {
+	if len(rows) == 0 {
+		return
+	}
+	laidOut := len(l.results.Objects) == len(l.cards)
+	l.cards = append(l.cards, rows...)
+	if !laidOut {
+		return // replaceRows' second step lays out every card, these too
+	}
+	l.results.Objects = append(l.results.Objects, contents(rows)...)
+	l.results.Refresh()
+}
+
+// contents are the rows' canvas objects, in order.
+func contents(rows []*resultRow) []fyne.CanvasObject {
+	objects := make([]fyne.CanvasObject, len(rows))
+	for i, row := range rows {
+		objects[i] = row.content
+	}
+	return objects
 }
 
 // rowWidth is the width to cut new rows to: the list's, or fallback before it is first drawn.
@@ -481,6 +510,12 @@ type liveSearch struct {
 	answer func(engine.RecallResult, error)
 	// answerAgain, when set, shows the result of a quiet rerun (again) in place.
 	answerAgain func(engine.RecallResult)
+	// meaning, when set, makes each typed search two steps: answer shows the lexical answer
+	// at once (engine.RecallRequest.SkipMeaning), and when the engine says the model could
+	// add to it, the full answer follows and goes to meaning, to be merged in without
+	// moving what is shown. A slow model then delays only what it adds. Nil: one full
+	// recall per search.
+	meaning func(engine.RecallResult)
 
 	cancel context.CancelFunc
 	gen    int  // the newest search; older answers are dropped
@@ -541,20 +576,25 @@ func (s *liveSearch) start(quiet bool) {
 	if s.pending != nil && !quiet {
 		s.pending()
 	}
+	// A quiet rerun replaces what is shown with the full answer in one step: the data
+	// changed, and no one is waiting for it.
+	twoSteps := s.meaning != nil && !quiet
+	first := req
+	first.SkipMeaning = twoSteps
 	lastKey := s.lastKey
 	s.cancel = s.t.start(func(ctx context.Context) {
 		began := time.Now()
-		res, err := s.b.Recall(ctx, req)
+		res, err := s.b.Recall(ctx, first)
 		took := time.Since(began)
+		// The search stays in flight (cancel kept, settled false) until the full answer lands.
+		more := twoSteps && err == nil && res.MeaningLeft
 		answered := time.Now()
 		s.t.do(func() {
 			queued := time.Since(answered)
 			if gen != s.gen {
 				return // a newer query owns the screen
 			}
-			s.cancel = nil
-			if s.owed {
-				s.owed = false
+			if !more && s.landed() {
 				defer s.again()
 			}
 			if quiet && err == nil && s.answerAgain != nil {
@@ -566,13 +606,52 @@ func (s *liveSearch) start(quiet bool) {
 			if s.log != nil && !quiet && !lastKey.IsZero() {
 				// queued: the answer waited for the UI goroutine; built: the rows took to make.
 				s.log.Debug("search shown", "hits", len(res.Hits), "recall", took, "queued", queued,
-					"built", time.Since(building), "after_last_key", time.Since(lastKey), "debounce", s.typing.delay)
+					"built", time.Since(building), "after_last_key", time.Since(lastKey), "debounce", s.typing.delay,
+					"meaning_follows", more)
 				if s.drawn != nil {
 					s.drawn(lastKey, len(res.Hits))
 				}
 			}
 		})
+		if !more {
+			return
+		}
+		// The same context: typing again cancels the model's wait too, not only the answer.
+		// The UI goroutine runs what is posted in order, so the merge finds the answer by
+		// words shown.
+		second := req
+		second.MeaningWait = meaningWait
+		full, err := s.b.Recall(ctx, second)
+		s.t.do(func() {
+			if gen != s.gen {
+				return
+			}
+			if s.landed() {
+				defer s.again()
+			}
+			if err != nil {
+				// The lexical answer stays: it is right as far as it goes, and an error in
+				// place of it would take away what the person is reading.
+				if s.log != nil {
+					s.log.Warn("the answer by meaning failed; the answer by words stays", "err", err)
+				}
+				return
+			}
+			s.meaning(full)
+			if s.log != nil && !lastKey.IsZero() {
+				s.log.Debug("search merged by meaning", "hits", len(full.Hits), "after_last_key", time.Since(lastKey))
+			}
+		})
 	})
+}
+
+// landed ends the search in flight, its last answer here, and reports whether the data
+// changed meanwhile: then the caller reruns it (again) once the answer is shown. UI
+// goroutine only.
+func (s *liveSearch) landed() (owed bool) {
+	s.cancel = nil
+	owed, s.owed = s.owed, false
+	return owed
 }
 
 // refresh runs the shown query again, when there is one, after the data changed (an edit
@@ -710,6 +789,13 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 		r.note.SetText(nothingRelevant(res))
 		return
 	}
+	r.countHits(res)
+	r.replaceRows(r.rows(res.Hits, 0), atOnce)
+}
+
+// countHits says how many hits res has, and whether the floors were relaxed to find them.
+func (r *recallScreen) countHits(res engine.RecallResult) {
+	r.note.Importance = widget.LowImportance
 	msg := plural(len(res.Hits), "hit", "hits")
 	if res.Filtered > 0 {
 		msg += lang.L(" ({{.Count}} more outside the filters)", tmpl{"Count": res.Filtered})
@@ -719,11 +805,15 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 		msg = lang.L("Relaxed: nothing matched every term, so these are the closest {{.Hits}}.", tmpl{"Hits": plural(len(res.Hits), "hit", "hits")})
 	}
 	r.note.SetText(msg)
+}
+
+// rows are the list's rows of hits, the first of them at index from of the list.
+func (r *recallScreen) rows(hits []engine.Hit, from int) []*resultRow {
 	// The rows are cut to the list's width now (a window not yet drawn: its default width).
 	width := r.rowWidth(480)
-	rows := make([]*resultRow, 0, len(res.Hits))
-	for i, h := range res.Hits {
-		row := &tapArea{content: hitRow(h, width), tapped: func() { r.selectHit(i) },
+	rows := make([]*resultRow, 0, len(hits))
+	for i, h := range hits {
+		row := &tapArea{content: hitRow(h, width), tapped: func() { r.selectHit(from + i) },
 			doubleTapped: func() {
 				if r.open != nil {
 					r.open(h)
@@ -732,7 +822,41 @@ func (r *recallScreen) present(res engine.RecallResult, err error, atOnce bool) 
 		row.ExtendBaseWidget(row)
 		rows = append(rows, newResultRow(h, row))
 	}
-	r.replaceRows(rows, atOnce)
+	return rows
+}
+
+// addMeaning merges the full answer, the model's included, into the answer by words shown:
+// see mergeByMeaning. With nothing shown there is nothing to keep in place, and the full
+// answer is shown as it is.
+func (r *recallScreen) addMeaning(full engine.RecallResult) {
+	if len(r.shown.Hits) == 0 {
+		r.show(full, nil)
+		return
+	}
+	merged, added := mergeByMeaning(r.shown, full)
+	r.shown = merged
+	r.countHits(merged)
+	r.appendRows(r.rows(added, len(r.cards)))
+}
+
+// mergeByMeaning is what the list shows once the full answer to a query lands after its
+// answer by words (shown): the shown hits where they are, as they are, then the hits the full
+// answer adds, in its order; the count, floors and notes are the full answer's. A shown hit
+// the full answer ranks elsewhere or leaves out stays: it still matched, and it may be
+// what the person is reading. added are the hits appended.
+func mergeByMeaning(shown, full engine.RecallResult) (merged engine.RecallResult, added []engine.Hit) {
+	seen := make(map[hitKey]bool, len(shown.Hits))
+	for _, h := range shown.Hits {
+		seen[keyOf(h)] = true
+	}
+	for _, h := range full.Hits {
+		if !seen[keyOf(h)] {
+			added = append(added, h)
+		}
+	}
+	merged = full
+	merged.Hits = append(slices.Clone(shown.Hits), added...)
+	return merged, added
 }
 
 // themeChanged draws the shown hits again, the preview too, keeping the highlight: their

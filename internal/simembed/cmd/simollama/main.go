@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/memdesk/memdesk/engine/probes"
 	"github.com/memdesk/memdesk/internal/simembed"
@@ -33,9 +34,22 @@ func main() {
 	dims := flag.Int("dims", 256, "vector width")
 	name := flag.String("model", "sim", "model name")
 	addr := flag.String("addr", "127.0.0.1:11500", "address to listen on")
+	perText := flag.Duration("per-text", 0, "how long the model takes per text: a slow CPU model (issue 31 measures 0.3s)")
+	var pairs [][2]string
+	flag.Func("pair", `"fact|question": the question embeds like the fact, sharing no word with it; repeatable`, func(s string) error {
+		fact, question, ok := strings.Cut(s, "|")
+		if !ok {
+			return fmt.Errorf("want fact|question, got %q", s)
+		}
+		pairs = append(pairs, [2]string{fact, question})
+		return nil
+	})
 	flag.Parse()
 	m := simembed.New(simembed.Config{Dims: *dims, Quality: *quality, Baseline: *baseline})
 	for _, p := range probes.Paraphrases() {
+		m.AddParaphrase(p[0], p[1])
+	}
+	for _, p := range pairs {
 		m.AddParaphrase(p[0], p[1])
 	}
 	for _, s := range sets {
@@ -43,7 +57,8 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	srv, err := ollamatest.NewServerAt(*addr, ollamatest.Model{Name: *name, Dims: *dims, ContextLength: 8192, Pooling: "mean", Embed: m.Embed})
+	srv, err := ollamatest.NewServerAt(*addr, ollamatest.Model{Name: *name, Dims: *dims, ContextLength: 8192, Pooling: "mean",
+		Embed: func(text string) []float32 { time.Sleep(*perText); return m.Embed(text) }})
 	if err != nil {
 		log.Fatal(err)
 	}
