@@ -79,7 +79,7 @@ func DecodeVector(dst []float32, b []byte) []float32 {
 }
 
 // validVector is SQL for "this row is a usable vector or zero marker of fingerprint ?".
-const validVector = `v.fingerprint = ? AND length(v.vec) = 4 * v.dims`
+const validVector = `v.fingerprint = ? AND v.usable`
 
 // MissingVectors returns up to limit owners of kind, with id > afterID in id order, that have
 // no valid vector in fingerprint (none at all, one of another fingerprint, or a blob of the
@@ -127,7 +127,7 @@ func missingVectorsFrom(kind, fingerprint string) (string, []any) {
 		// Not the chunks of an import still being staged or a version being removed.
 		active = ` AND EXISTS (SELECT 1 FROM documents d WHERE d.id = o.doc_id AND ` + notReserved + `)`
 	}
-	return `FROM ` + ownerTable(kind) + ` o WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` +
+	return `FROM ` + ownerTable(kind) + ` o WHERE NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_by_owner WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` +
 		validVector + `)` + active, []any{kind, fingerprint}
 }
 
@@ -150,8 +150,8 @@ func (s *Store) VectorSpaces(ctx context.Context) (spaces []VectorSpaceCount, ow
 		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT v.fingerprint, count(*), coalesce(sum(v.dims = 0), 0)
-		FROM (`+current+`) o JOIN vectors v ON v.owner_kind = o.kind AND v.owner_id = o.id
-		WHERE length(v.vec) = 4 * v.dims GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
+		FROM (`+current+`) o JOIN vectors v INDEXED BY vectors_by_owner ON v.owner_kind = o.kind AND v.owner_id = o.id
+		WHERE v.usable GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
 	}
@@ -373,12 +373,12 @@ func (s *Store) DiagnoseVectors(ctx context.Context, fingerprint string) (Vector
 	const owners = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL
 		SELECT 'chunk', c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE ` + notReserved
 	err := s.db.QueryRowContext(ctx, `SELECT
-		coalesce(sum(v.fingerprint = ? AND length(v.vec) = 4 * v.dims), 0),
-		coalesce(sum(v.fingerprint = ? AND v.dims = 0 AND length(v.vec) = 0), 0),
-		coalesce(sum(v.owner_id IS NULL OR NOT (v.fingerprint = ? AND length(v.vec) = 4 * v.dims)), 0),
+		coalesce(sum(v.fingerprint = ? AND v.usable), 0),
+		coalesce(sum(v.fingerprint = ? AND v.dims = 0 AND v.usable), 0),
+		coalesce(sum(v.owner_id IS NULL OR NOT (v.fingerprint = ? AND v.usable)), 0),
 		coalesce(sum(v.fingerprint != ?), 0),
 		coalesce(sum(v.fingerprint != ? AND NOT (v.fingerprint GLOB 'v[0-9]*/*')), 0)
-		FROM (`+owners+`) o LEFT JOIN vectors v ON v.owner_kind = o.kind AND v.owner_id = o.id`,
+		FROM (`+owners+`) o LEFT JOIN vectors v INDEXED BY vectors_by_owner ON v.owner_kind = o.kind AND v.owner_id = o.id`,
 		fingerprint, fingerprint, fingerprint, fingerprint, fingerprint).
 		Scan(&d.Current, &d.Zero, &d.Stale, &d.SpaceStale, &d.Legacy)
 	if err != nil {
