@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -108,6 +107,14 @@ func (x *vectorIndex) slot(key vectorIndexKey) *spaceSlot {
 	s := &spaceSlot{turn: make(chan struct{}, 1)}
 	x.entries[key] = s
 	return s
+}
+
+// has reports whether key's space is loaded.
+func (x *vectorIndex) has(key vectorIndexKey) bool {
+	x.mu.Lock()
+	s, ok := x.entries[key]
+	x.mu.Unlock()
+	return ok && s.snap.Load() != nil
 }
 
 // close stops the background catch-ups and waits for them: after it the store may close.
@@ -432,15 +439,7 @@ func (s *spaceIndex) spaceNoise() float64 {
 		}
 		live++
 	}
-	cos := make([]float64, 0, m*(m-1)/2)
-	for i := range sample {
-		for j := i + 1; j < len(sample); j++ {
-			cos = append(cos, float64(dot(sample[i], sample[j])))
-		}
-	}
-	sort.Float64s(cos)
-	rank := int(math.Ceil(spaceNoiseQuantile*float64(len(cos)))) - 1
-	return min(max(cos[max(rank, 0)], 0), 1)
+	return noiseOf(sample)
 }
 
 // vectorHit is one vector search result.
@@ -613,11 +612,23 @@ func dotInt8Go(a []int8, b []int16) int32 {
 type vectorSearch struct {
 	x  *vectorIndex
 	st *store.Store
+	// oneShot: the process has no background work (Run) and is expected to ask little
+	// before it exits, so a large space it has not loaded is streamed from its copy on
+	// disk (streamNearest) instead of being read whole into memory.
+	oneShot bool
 }
 
-// Nearest searches the current snapshot of one space (vectorIndex.get).
+// Nearest searches the current snapshot of one space (vectorIndex.get), or streams a large
+// space's copy in a one-shot process.
 func (v vectorSearch) Nearest(ctx context.Context, kind, space, fingerprint string, q []float32, limit int) (leg.Nearest, error) {
-	idx, err := v.x.get(ctx, v.st, vectorIndexKey{kind: kind, space: space, fingerprint: fingerprint})
+	key := vectorIndexKey{kind: kind, space: space, fingerprint: fingerprint}
+	if v.oneShot && !v.x.has(key) {
+		near, ok, err := streamNearest(ctx, v.st, key, q, limit, streamMinOwners)
+		if err != nil || ok {
+			return near, err
+		}
+	}
+	idx, err := v.x.get(ctx, v.st, key)
 	if err != nil {
 		return leg.Nearest{}, err
 	}

@@ -412,3 +412,88 @@ func (s *Store) EvictVectors(ctx context.Context) (int, error) {
 	}
 	return int(n), nil
 }
+
+// VectorsByID reads the searchable vectors in space and fingerprint of the given owners of
+// kind: what a search that picked candidates from a derived copy of the vectors re-scores
+// exactly. An owner with no such vector now (removed, moved, no longer active) is left out;
+// the order is the store's.
+func (s *Store) VectorsByID(ctx context.Context, kind, space, fingerprint string, ids []int64) (SpaceVectors, error) {
+	var out SpaceVectors
+	for len(ids) > 0 {
+		page := ids[:min(len(ids), 500)]
+		ids = ids[len(page):]
+		args := []any{space, fingerprint}
+		marks := make([]string, len(page))
+		for i, id := range page {
+			marks[i] = "?"
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, spaceVectors(kind, ` AND v.owner_id IN (`+strings.Join(marks, ",")+`)`), args...)
+		if err != nil {
+			return SpaceVectors{}, fmt.Errorf("read vectors by id: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var blob sql.RawBytes
+			if err := rows.Scan(&id, &blob); err != nil {
+				rows.Close()
+				return SpaceVectors{}, fmt.Errorf("read vectors by id: %w", err)
+			}
+			out.IDs = append(out.IDs, id)
+			out.Vecs = append(out.Vecs, DecodeVector(make([]float32, 0, len(blob)/4), blob))
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return SpaceVectors{}, fmt.Errorf("read vectors by id: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// SpaceOwners counts the owners of kind in space that a search of it could meet: the active
+// facts, or the chunks of its documents. It reads an index, not the vectors: an upper bound
+// on the space's vectors, for deciding how to search it.
+func (s *Store) SpaceOwners(ctx context.Context, kind, space string) (int, error) {
+	q := `SELECT count(*) FROM facts WHERE space = ? AND status = 'active'`
+	if kind == KindChunk {
+		q = `SELECT count(*) FROM documents d JOIN chunks c ON c.doc_id = d.id WHERE d.space = ?`
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, space).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the owners of space %q: %w", space, err)
+	}
+	return n, nil
+}
+
+// The engine keeps derived copies of large vector spaces in files beside the database (a
+// cache: SQLite stays the truth). Each copy is named by a token that is also written here,
+// in meta, after the copy: a copy whose token this database does not hold was written for
+// another database, or for this one before a backup was restored, and is not used. A
+// database that holds the token holds the history the copy was made from.
+
+// VectorCopyToken is the token of the copy called name, "" when there is none.
+func (s *Store) VectorCopyToken(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, "vector_copy_"+name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the vector copy's token: %w", err)
+	}
+	return v, nil
+}
+
+// SetVectorCopyToken records the token of the copy called name.
+func (s *Store) SetVectorCopyToken(ctx context.Context, name, token string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+			"vector_copy_"+name, token)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record the vector copy's token: %w", err)
+	}
+	return nil
+}
