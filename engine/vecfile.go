@@ -577,5 +577,9 @@ func streamSearch(ctx context.Context, st *store.Store, key vectorIndexKey, q []
 
 // bytesAsInt8 and int8AsBytes view the same memory both ways: the codes go to and from the
 // file without a copy per byte.
-func bytesAsInt8(b []byte) []int8 { return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b)) }
-func int8AsBytes(b []int8) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)) }
+func bytesAsInt8(b []byte) []int8 {
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+func int8AsBytes(b []int8) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
