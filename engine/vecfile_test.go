@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -177,5 +178,51 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 				t.Errorf("a copy whose token the database does not hold was used, not rebuilt")
 			}
 		})
+	}
+}
+
+// streamSize is the space BenchmarkStreamingSearch builds in a real store; the default
+// keeps CI's -benchtime=1x quick:
+//
+//	go test -run XXX -bench StreamingSearch ./engine/ -args -stream-size 100000
+var streamSize = flag.Int("stream-size", 3000, "vectors in BenchmarkStreamingSearch's space")
+
+// BenchmarkStreamingSearch is a one-shot search's vector part on a space with a current copy
+// beside the database: stream the int8 copy, read the change log, re-score from SQLite.
+func BenchmarkStreamingSearch(b *testing.B) {
+	ctx := context.Background()
+	const dims = 1024
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "m.db"), store.Options{Words: leg.IndexWords})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const fp = "v1/bench/1024"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for start := 0; start < *streamSize; start += 1000 {
+		batch := make([]store.Vector, 0, 1000)
+		for i := start; i < min(start+1000, *streamSize); i++ {
+			text := fmt.Sprintf("fact %d", i)
+			id, _, err := st.AddFact(ctx, "default", store.NewFact{Content: text, Hash: text})
+			if err != nil {
+				b.Fatal(err)
+			}
+			batch = append(batch, store.Vector{Kind: store.KindFact, ID: id, Text: text, Vec: clusteredVectors(rng, 1, dims, 1)[0]})
+		}
+		if _, err := st.PutVectors(ctx, fp, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	key := vectorIndexKey{kind: store.KindFact, space: "default", fingerprint: fp}
+	q := clusteredVectors(rng, 1, dims, 1)[0]
+	if _, ok, err := streamNearest(ctx, st, key, q, 10, 0); err != nil || !ok { // writes the copy
+		b.Fatal(ok, err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, _, err := streamNearest(ctx, st, key, q, 10, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

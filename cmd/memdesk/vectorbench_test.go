@@ -71,6 +71,10 @@ func BenchmarkOneShotVectors(b *testing.B) {
 			var wall time.Duration
 			var rss int64
 			for range b.N {
+				// Linux starts a child's peak RSS at its parent's (the exec replaces a memory
+				// shared with this process): reset this process's peak first, so the figure is
+				// the child's own, or this process's resident size if that is larger.
+				resetPeakRSS()
 				cmd, stdout, stderr := r.command(c.args...)
 				start := time.Now()
 				err := cmd.Run()
