@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -368,26 +369,106 @@ type VectorDiagnosis struct {
 }
 
 // DiagnoseVectors counts current, stale, space-stale, legacy and orphaned vectors.
+//
+// Every checked CLI command runs it, so it reads no vector and probes no index per owner:
+// the owners' ids and the vectors' owner index (vectors_by_owner, in owner order) are read
+// once each and merged here. Joined in SQL, 100k owners cost 100k index probes: 0.55 s.
 func (s *Store) DiagnoseVectors(ctx context.Context, fingerprint string) (VectorDiagnosis, error) {
 	var d VectorDiagnosis
-	const owners = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL
-		SELECT 'chunk', c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE ` + notReserved
-	err := s.db.QueryRowContext(ctx, `SELECT
-		coalesce(sum(v.fingerprint = ? AND v.usable), 0),
-		coalesce(sum(v.fingerprint = ? AND v.dims = 0 AND v.usable), 0),
-		coalesce(sum(v.owner_id IS NULL OR NOT (v.fingerprint = ? AND v.usable)), 0),
-		coalesce(sum(v.fingerprint != ?), 0),
-		coalesce(sum(v.fingerprint != ? AND NOT (v.fingerprint GLOB 'v[0-9]*/*')), 0)
-		FROM (`+owners+`) o LEFT JOIN vectors v INDEXED BY vectors_by_owner ON v.owner_kind = o.kind AND v.owner_id = o.id`,
-		fingerprint, fingerprint, fingerprint, fingerprint, fingerprint).
-		Scan(&d.Current, &d.Zero, &d.Stale, &d.SpaceStale, &d.Legacy)
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		d = VectorDiagnosis{}
+		for _, kind := range []string{KindFact, KindChunk} {
+			if err := diagnoseKind(ctx, tx, kind, fingerprint, &d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors v WHERE `+orphanVector).Scan(&d.Orphans); err != nil {
-		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
-	}
 	return d, nil
+}
+
+// diagnoseKind counts the owners and vectors of one kind into d.
+func diagnoseKind(ctx context.Context, tx *sql.Tx, kind, fingerprint string, d *VectorDiagnosis) error {
+	// current are the owners a search meets; exists also holds the chunks of documents
+	// being staged or removed, whose vectors are neither current nor orphaned.
+	q := `SELECT id, 1 FROM facts WHERE status = 'active'`
+	if kind == KindChunk {
+		q = `SELECT c.id, d.id IS NOT NULL AND ` + notReserved + ` FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id`
+	}
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	var current, exists []int64
+	for rows.Next() {
+		var id int64
+		var cur bool
+		if err := rows.Scan(&id, &cur); err != nil {
+			rows.Close()
+			return err
+		}
+		exists = append(exists, id)
+		if cur {
+			current = append(current, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	slices.Sort(current)
+	slices.Sort(exists)
+
+	// The fingerprints are compared in SQL: a row then crosses into Go as four integers.
+	rows, err = tx.QueryContext(ctx, `SELECT owner_id, fingerprint = ?, fingerprint GLOB 'v[0-9]*/*', dims = 0, usable
+		FROM vectors INDEXED BY vectors_by_owner WHERE owner_kind = ? ORDER BY owner_id`, fingerprint, kind)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ci, ei := 0, 0
+	for rows.Next() {
+		var id int64
+		var same, versioned, zero, usable bool
+		if err := rows.Scan(&id, &same, &versioned, &zero, &usable); err != nil {
+			return err
+		}
+		for ci < len(current) && current[ci] < id {
+			d.Stale++ // an owner with no vector
+			ci++
+		}
+		for ei < len(exists) && exists[ei] < id {
+			ei++
+		}
+		switch {
+		case ci < len(current) && current[ci] == id:
+			ci++
+			switch {
+			case same && usable:
+				d.Current++
+				if zero {
+					d.Zero++
+				}
+			default:
+				d.Stale++
+			}
+			if !same {
+				d.SpaceStale++
+				if !versioned {
+					d.Legacy++
+				}
+			}
+		case ei < len(exists) && exists[ei] == id:
+			// A chunk of a document being staged or removed.
+		default:
+			d.Orphans++
+		}
+	}
+	d.Stale += len(current) - ci
+	return rows.Err()
 }
 
 // orphanVector is SQL for a vector whose owner is gone or (a fact) no longer active.
