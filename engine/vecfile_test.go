@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,7 +92,10 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 						if err != nil || !ok {
 							t.Fatalf("%s: streamNearest = %v, %v", step, ok, err)
 						}
-						hits, stats := idx.search(q, limit)
+						hits, stats, err := idx.searchIn(ctx, st, key, q, limit)
+						if err != nil {
+							t.Fatal(err)
+						}
 						want := make([]leg.VectorHit, len(hits))
 						for i, h := range hits {
 							want[i] = leg.VectorHit{ID: h.id, Cos: h.cos}
@@ -187,42 +191,77 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 //	go test -run XXX -bench StreamingSearch ./engine/ -args -stream-size 100000
 var streamSize = flag.Int("stream-size", 3000, "vectors in BenchmarkStreamingSearch's space")
 
-// BenchmarkStreamingSearch is a one-shot search's vector part on a space with a current copy
-// beside the database: stream the int8 copy, read the change log, re-score from SQLite.
-func BenchmarkStreamingSearch(b *testing.B) {
+// benchStore is a real store with n clustered 1024-d vectors in one space, and the key of
+// that space.
+func benchStore(b *testing.B, n int) (*store.Store, vectorIndexKey) {
+	b.Helper()
 	ctx := context.Background()
 	const dims = 1024
 	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "m.db"), store.Options{Words: leg.IndexWords})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	b.Cleanup(func() { st.Close() })
 	const fp = "v1/bench/1024"
 	rng := rand.New(rand.NewPCG(1, 2))
-	for start := 0; start < *streamSize; start += 1000 {
+	vecs := clusteredVectors(rng, n, dims, 300)
+	for start := 0; start < n; start += 1000 {
 		batch := make([]store.Vector, 0, 1000)
-		for i := start; i < min(start+1000, *streamSize); i++ {
+		for i := start; i < min(start+1000, n); i++ {
 			text := fmt.Sprintf("fact %d", i)
 			id, _, err := st.AddFact(ctx, "default", store.NewFact{Content: text, Hash: text})
 			if err != nil {
 				b.Fatal(err)
 			}
-			batch = append(batch, store.Vector{Kind: store.KindFact, ID: id, Text: text, Vec: clusteredVectors(rng, 1, dims, 1)[0]})
+			batch = append(batch, store.Vector{Kind: store.KindFact, ID: id, Text: text, Vec: vecs[i]})
 		}
 		if _, err := st.PutVectors(ctx, fp, batch); err != nil {
 			b.Fatal(err)
 		}
 	}
-	key := vectorIndexKey{kind: store.KindFact, space: "default", fingerprint: fp}
-	q := clusteredVectors(rng, 1, dims, 1)[0]
-	if _, ok, err := streamNearest(ctx, st, key, q, 10, 0); err != nil || !ok { // writes the copy
+	return st, vectorIndexKey{kind: store.KindFact, space: "default", fingerprint: fp}
+}
+
+// BenchmarkStreamingSearch is a one-shot search's vector part on a space with a current copy
+// beside the database: stream the int8 copy, read the change log, re-score from SQLite.
+func BenchmarkStreamingSearch(b *testing.B) {
+	ctx := context.Background()
+	st, key := benchStore(b, *streamSize)
+	q := nearQuery(rand.New(rand.NewPCG(5, 6)), clusteredVectors(rand.New(rand.NewPCG(1, 2)), 1, 1024, 300)[0])
+	if _, ok, err := streamNearest(ctx, st, key, q, candidateLimit, 0); err != nil || !ok { // writes the copy
 		b.Fatal(ok, err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, _, err := streamNearest(ctx, st, key, q, 10, 0); err != nil {
+		if _, _, err := streamNearest(ctx, st, key, q, candidateLimit, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkLeanVectorSearch is a long-lived process's warm search of a large space: int8
+// codes in memory, the candidates re-scored from SQLite by id. It reports the snapshot's
+// memory per vector (BenchmarkVectorSearch's int8 arm keeps float32 too).
+func BenchmarkLeanVectorSearch(b *testing.B) {
+	ctx := context.Background()
+	st, key := benchStore(b, *streamSize)
+	q := nearQuery(rand.New(rand.NewPCG(5, 6)), clusteredVectors(rand.New(rand.NewPCG(1, 2)), 1, 1024, 300)[0])
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	idx := &spaceIndex{lean: true}
+	if _, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, idx.add); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if hits, _, err := idx.searchIn(ctx, st, key, q, candidateLimit); err != nil || len(hits) == 0 {
+			b.Fatal(hits, err)
+		}
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(idx.rows), "heap-B/vector")
 }
