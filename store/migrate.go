@@ -47,6 +47,7 @@ var migrations = []migration{
 	{name: "documents by the time they were written", sql: schemaDocumentsTimeline},
 	{name: "memory identities across devices and the sync change log", sql: schemaSync},
 	{name: "vectors in a rowid table, counted from an index", sql: schemaVectorRows},
+	{name: "entity counts of active facts in an index", sql: schemaActiveEntityCounts},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1230,4 +1231,11 @@ END;
 CREATE TRIGGER vector_changes_delete AFTER DELETE ON vectors BEGIN
 	INSERT INTO vector_changes(owner_kind, owner_id) VALUES (old.owner_kind, old.owner_id);
 END;
+`
+
+// schemaActiveEntityCounts lets stats sum the entity counts of the active facts from an
+// index instead of reading every fact's row: 1.19 s at 100k facts (a one-shot `stats` is to
+// answer in 300 ms). The index holds only active facts, one small integer each.
+const schemaActiveEntityCounts = `
+CREATE INDEX facts_active_entity_counts ON facts(entity_count) WHERE status = 'active';
 `
