@@ -181,6 +181,25 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 			if h := header(); h.token == torn.token {
 				t.Errorf("a copy whose token the database does not hold was used, not rebuilt")
 			}
+
+			// A copy a long-lived process's lean snapshot wrote after loading from SQLite.
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			lean := &spaceIndex{lean: true}
+			if lean.mark, err = st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, lean.add); err != nil {
+				t.Fatal(err)
+			}
+			if err := lean.measureNoiseIn(ctx, st, key); err != nil {
+				t.Fatal(err)
+			}
+			if err := lean.writeCopy(ctx, st, key); err != nil {
+				t.Fatal(err)
+			}
+			if h := header(); h.rows != lean.live() || h.mark != lean.mark {
+				t.Errorf("the written copy holds %d rows at %+v, want %d at %+v", h.rows, h.mark, lean.live(), lean.mark)
+			}
+			check("a copy the index wrote", true)
 		})
 	}
 }

@@ -406,7 +406,29 @@ func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey) (*space
 	if err := s.measureNoiseIn(ctx, st, key); err != nil {
 		return nil, err
 	}
+	if s.lean {
+		// The next process reads this copy instead of SQLite. One that cannot be written
+		// (a read-only folder) costs it this load again, nothing more.
+		s.writeCopy(ctx, st, key)
+	}
 	return s, nil
+}
+
+// writeCopy writes s's live rows as its space's copy beside the database.
+func (s *spaceIndex) writeCopy(ctx context.Context, st *store.Store, key vectorIndexKey) error {
+	path, name := vecFilePath(st.Path(), key)
+	w, err := newVecFileWriter(path, name)
+	if err != nil {
+		return err
+	}
+	for r := range s.rows {
+		if s.isDead(r) {
+			continue
+		}
+		b, i := s.row(r)
+		w.add(b.ids[i], b.scales[i], b.codes[i*s.dims:(i+1)*s.dims])
+	}
+	return w.finish(ctx, st, key, s.mark, s.noise)
 }
 
 // loadSpaceCopy loads key's space from its copy and the change log after it; nil, with no
