@@ -1176,23 +1176,24 @@ CREATE TABLE sync_conflicts (
 // b-tree holds whole rows even in its interior pages, a 4 KB vector left about four rows to a
 // page: a lookup by owner walked some nine levels of overflowing cells, and counting the
 // vectors of 100k facts against their owners (DiagnoseVectors, run by every checked CLI
-// command) took 14 s. Now the owner index is small and vectors_by_owner answers every count
-// by itself: usable is stored so that the index covers the width check too (1.0 s -> see
-// doc/semantic.md, "Vectors in every process"). The triggers that name the table are made
-// again as they were.
+// command) took 14.4 s. Now the owner index is small and vectors_by_owner answers every count
+// by itself, which needs every row to have the width its dims say: a row of another width
+// (which only a bug could write) is not copied and never written again (its owner is then
+// missing a vector, and embedded anew). A stored generated column for the width check was
+// tried first: SQLite does not use an index holding one as covering, and every count read
+// the rows. The triggers that name the table are made again as they were.
 const schemaVectorRows = `
 CREATE TABLE vectors_next (
 	owner_kind  TEXT    NOT NULL CHECK (owner_kind IN ('fact', 'chunk')),
 	owner_id    INTEGER NOT NULL,
 	fingerprint TEXT    NOT NULL,
 	dims        INTEGER NOT NULL,
-	usable      INTEGER GENERATED ALWAYS AS (length(vec) = 4 * dims) STORED,
 	created_at  INTEGER NOT NULL,
 	vec         BLOB    NOT NULL,
 	PRIMARY KEY (owner_kind, owner_id)
 );
 INSERT INTO vectors_next(owner_kind, owner_id, fingerprint, dims, created_at, vec)
-	SELECT owner_kind, owner_id, fingerprint, dims, created_at, vec FROM vectors ORDER BY owner_kind, owner_id;
+	SELECT owner_kind, owner_id, fingerprint, dims, created_at, vec FROM vectors WHERE length(vec) = 4 * dims ORDER BY owner_kind, owner_id;
 
 DROP TRIGGER facts_vectors_update;
 DROP TRIGGER facts_vectors_delete;
@@ -1201,7 +1202,10 @@ DROP TRIGGER chunks_vectors_delete;
 DROP TABLE vectors;
 ALTER TABLE vectors_next RENAME TO vectors;
 CREATE INDEX vectors_by_fingerprint ON vectors(fingerprint);
-CREATE INDEX vectors_by_owner ON vectors(owner_kind, owner_id, fingerprint, dims, usable);
+CREATE INDEX vectors_by_owner ON vectors(owner_kind, owner_id, fingerprint, dims);
+CREATE TRIGGER vectors_width BEFORE INSERT ON vectors WHEN length(new.vec) != 4 * new.dims BEGIN
+	SELECT RAISE(IGNORE);
+END;
 
 CREATE TRIGGER facts_vectors_update AFTER UPDATE OF content, status ON facts
 WHEN new.content != old.content OR new.status != 'active' BEGIN

@@ -79,8 +79,9 @@ func DecodeVector(dst []float32, b []byte) []float32 {
 	return dst
 }
 
-// validVector is SQL for "this row is a usable vector or zero marker of fingerprint ?".
-const validVector = `v.fingerprint = ? AND v.usable`
+// validVector is SQL for "this row is a usable vector or zero marker of fingerprint ?". Every
+// row has the width its dims say: the vectors_width trigger drops any other.
+const validVector = `v.fingerprint = ?`
 
 // MissingVectors returns up to limit owners of kind, with id > afterID in id order, that have
 // no valid vector in fingerprint (none at all, one of another fingerprint, or a blob of the
@@ -152,7 +153,7 @@ func (s *Store) VectorSpaces(ctx context.Context) (spaces []VectorSpaceCount, ow
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT v.fingerprint, count(*), coalesce(sum(v.dims = 0), 0)
 		FROM (`+current+`) o JOIN vectors v INDEXED BY vectors_by_owner ON v.owner_kind = o.kind AND v.owner_id = o.id
-		WHERE v.usable GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
+		GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
 	}
@@ -423,7 +424,7 @@ func diagnoseKind(ctx context.Context, tx *sql.Tx, kind, fingerprint string, d *
 	slices.Sort(exists)
 
 	// The fingerprints are compared in SQL: a row then crosses into Go as four integers.
-	rows, err = tx.QueryContext(ctx, `SELECT owner_id, fingerprint = ?, fingerprint GLOB 'v[0-9]*/*', dims = 0, usable
+	rows, err = tx.QueryContext(ctx, `SELECT owner_id, fingerprint = ?, fingerprint GLOB 'v[0-9]*/*', dims = 0
 		FROM vectors INDEXED BY vectors_by_owner WHERE owner_kind = ? ORDER BY owner_id`, fingerprint, kind)
 	if err != nil {
 		return err
@@ -432,8 +433,8 @@ func diagnoseKind(ctx context.Context, tx *sql.Tx, kind, fingerprint string, d *
 	ci, ei := 0, 0
 	for rows.Next() {
 		var id int64
-		var same, versioned, zero, usable bool
-		if err := rows.Scan(&id, &same, &versioned, &zero, &usable); err != nil {
+		var same, versioned, zero bool
+		if err := rows.Scan(&id, &same, &versioned, &zero); err != nil {
 			return err
 		}
 		for ci < len(current) && current[ci] < id {
@@ -446,16 +447,13 @@ func diagnoseKind(ctx context.Context, tx *sql.Tx, kind, fingerprint string, d *
 		switch {
 		case ci < len(current) && current[ci] == id:
 			ci++
-			switch {
-			case same && usable:
+			if same {
 				d.Current++
 				if zero {
 					d.Zero++
 				}
-			default:
+			} else {
 				d.Stale++
-			}
-			if !same {
 				d.SpaceStale++
 				if !versioned {
 					d.Legacy++
