@@ -162,11 +162,16 @@ func (x *vectorIndex) get(ctx context.Context, st *store.Store, key vectorIndexK
 		}
 	}()
 	if cur = slot.snap.Load(); cur == nil {
-		next, err := loadSpace(ctx, st, key)
+		next, err := loadSpace(ctx, st, key, true)
 		if err != nil {
 			return nil, err
 		}
 		slot.snap.Store(next)
+		if next.lean {
+			// Loaded from the copy: recalls search it now, re-scoring from SQLite, while the
+			// float32 vectors that make a warm search fast are read in the background.
+			handedOver = x.catchUpInBackground(ctx, st, key, slot, true)
+		}
 		return next, nil
 	}
 	if cur.mark.Generation == gen {
@@ -219,7 +224,7 @@ func (x *vectorIndex) catchUpInBackground(ctx context.Context, st *store.Store, 
 func catchUp(ctx context.Context, st *store.Store, key vectorIndexKey, slot *spaceSlot, whole bool) error {
 	for {
 		if whole {
-			next, err := loadSpace(ctx, st, key)
+			next, err := loadSpace(ctx, st, key, false)
 			if err != nil {
 				return err
 			}
@@ -386,29 +391,29 @@ func quantize(codes []int8, v []float32) float32 {
 	return peak / 127
 }
 
-// loadSpace reads one space whole: a large one as a lean snapshot, from its copy beside the
-// database when that is usable (then brought up to date from the change log here), else
-// from SQLite.
-func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey) (*spaceIndex, error) {
-	if s, err := loadSpaceCopy(ctx, st, key); err != nil || s != nil {
-		return s, err
+// loadSpace reads one space whole. With fromCopy, a space with a usable copy beside the
+// database is read from it as a lean snapshot (int8 codes only, brought up to date from the
+// change log here): a first recall in a long-lived process waits for 100 MB instead of
+// 500 MB out of SQLite. Otherwise it reads SQLite's vectors, keeping the float32 vectors
+// that re-score a warm search in memory (re-scoring 4 x 200 candidates from SQLite costs
+// ~50 ms, the int8 scan ~4: BenchmarkLeanVectorSearch), and writes a large space's copy
+// for the processes that come after.
+func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey, fromCopy bool) (*spaceIndex, error) {
+	if fromCopy {
+		if s, err := loadSpaceCopy(ctx, st, key); err != nil || s != nil {
+			return s, err
+		}
 	}
-	n, err := st.SpaceOwners(ctx, key.kind, key.space)
-	if err != nil {
-		return nil, err
-	}
-	s := &spaceIndex{lean: n >= streamMinOwners}
+	s := &spaceIndex{}
 	mark, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, s.add)
 	if err != nil {
 		return nil, err
 	}
 	s.mark = mark
-	if err := s.measureNoiseIn(ctx, st, key); err != nil {
-		return nil, err
-	}
-	if s.lean {
-		// The next process reads this copy instead of SQLite. One that cannot be written
-		// (a read-only folder) costs it this load again, nothing more.
+	s.measureNoise()
+	if s.live() >= streamMinOwners {
+		// One that cannot be written (a read-only folder) costs the next process this load
+		// again, nothing more.
 		s.writeCopy(ctx, st, key)
 	}
 	return s, nil
