@@ -134,8 +134,8 @@ type vecFile struct {
 	h vecFileHeader
 }
 
-// openVecFile opens the copy at path if it is whole and this database's; a copy that is not
-// is removed (it would only be rebuilt). A missing copy is errVecFileUnusable too.
+// openVecFile opens the copy at path if it is whole and this database's. A missing copy is
+// errVecFileUnusable too.
 func openVecFile(ctx context.Context, st *store.Store, path, name string, key vectorIndexKey) (*vecFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -167,10 +167,9 @@ func openVecFile(ctx context.Context, st *store.Store, path, name string, key ve
 		return h, nil
 	}()
 	if err != nil {
+		// Not removed: by now another process may have renamed a good copy into its place.
+		// The rebuild that follows replaces it.
 		f.Close()
-		if errors.Is(err, errVecFileUnusable) {
-			os.Remove(path)
-		}
 		return nil, err
 	}
 	return &vecFile{f: f, h: h}, nil
@@ -287,11 +286,14 @@ func (w *vecFileWriter) finish(ctx context.Context, st *store.Store, key vectorI
 	if err := w.f.Close(); w.err == nil {
 		w.err = err
 	}
-	if w.err == nil {
-		w.err = os.Rename(w.f.Name(), w.path)
-	}
+	// The token goes in first: a reader between the two sees the old copy as foreign and
+	// ignores it, not the new one; a crash between them leaves a token with no copy, and
+	// the next search rebuilds it.
 	if w.err == nil {
 		w.err = st.SetVectorCopyToken(ctx, w.name, hex.EncodeToString(h.token[:]))
+	}
+	if w.err == nil {
+		w.err = os.Rename(w.f.Name(), w.path)
 	}
 	if w.err != nil {
 		os.Remove(w.f.Name())
@@ -480,7 +482,6 @@ func streamNearest(ctx context.Context, st *store.Store, key vectorIndexKey, q [
 		if src != nil && errors.Is(err, errVecFileUnusable) {
 			// Torn or damaged: what it gave is not to be trusted; rebuild it from SQLite.
 			src.close()
-			os.Remove(path)
 			src = nil
 			continue
 		}

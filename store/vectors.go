@@ -547,7 +547,7 @@ func (s *Store) SpaceOwners(ctx context.Context, kind, space string) (int, error
 
 // The engine keeps derived copies of large vector spaces in files beside the database (a
 // cache: SQLite stays the truth). Each copy is named by a token that is also written here,
-// in meta, after the copy: a copy whose token this database does not hold was written for
+// in meta, as the copy is put in place: a copy whose token this database does not hold was written for
 // another database, or for this one before a backup was restored, and is not used. A
 // database that holds the token holds the history the copy was made from.
 
