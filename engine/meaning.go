@@ -25,7 +25,7 @@ func (e *Engine) recallByMeaning(ctx context.Context, req RecallRequest, kinds [
 		}
 		return res, nil
 	}
-	vectors := vectorSearch{x: &e.vectors, st: e.st}
+	vectors := vectorSearch{x: &e.vectors, st: e.st, oneShot: !e.semanticRunning.Load()}
 	var ranked []rank.Hit
 	for _, kind := range kinds {
 		near, err := vectors.Nearest(ctx, kind, space, fp, q, k)

@@ -338,7 +338,7 @@ func (e *Engine) gather(ctx context.Context, lex lexicon.Fresh, plan leg.Plan, k
 	legs := []leg.Leg{
 		leg.Lexical{Words: lex, Substrings: e.st},
 		leg.Entity{Index: lex},
-		leg.Semantic{Vectors: vectorSearch{x: &e.vectors, st: e.st}, Owners: lex, Floors: *e.opts.Floors},
+		leg.Semantic{Vectors: vectorSearch{x: &e.vectors, st: e.st, oneShot: !e.semanticRunning.Load()}, Owners: lex, Floors: *e.opts.Floors},
 	}
 	sources := make([]*rank.Source, 0, len(kinds))
 	for _, kind := range kinds {

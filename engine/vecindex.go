@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -110,6 +109,14 @@ func (x *vectorIndex) slot(key vectorIndexKey) *spaceSlot {
 	return s
 }
 
+// has reports whether key's space is loaded.
+func (x *vectorIndex) has(key vectorIndexKey) bool {
+	x.mu.Lock()
+	s, ok := x.entries[key]
+	x.mu.Unlock()
+	return ok && s.snap.Load() != nil
+}
+
 // close stops the background catch-ups and waits for them: after it the store may close.
 func (x *vectorIndex) close() {
 	x.mu.Lock()
@@ -155,11 +162,16 @@ func (x *vectorIndex) get(ctx context.Context, st *store.Store, key vectorIndexK
 		}
 	}()
 	if cur = slot.snap.Load(); cur == nil {
-		next, err := loadSpace(ctx, st, key)
+		next, err := loadSpace(ctx, st, key, true)
 		if err != nil {
 			return nil, err
 		}
 		slot.snap.Store(next)
+		if next.lean {
+			// Loaded from the copy: recalls search it now, re-scoring from SQLite, while the
+			// float32 vectors that make a warm search fast are read in the background.
+			handedOver = x.catchUpInBackground(ctx, st, key, slot, true)
+		}
 		return next, nil
 	}
 	if cur.mark.Generation == gen {
@@ -174,6 +186,9 @@ func (x *vectorIndex) get(ctx context.Context, st *store.Store, key vectorIndexK
 		return nil, err
 	}
 	next := cur.apply(d)
+	if err := next.refreshNoise(ctx, st, key); err != nil {
+		return nil, err
+	}
 	slot.snap.Store(next)
 	if d.More || next.needsCompaction() {
 		handedOver = x.catchUpInBackground(ctx, st, key, slot, !d.More)
@@ -209,7 +224,7 @@ func (x *vectorIndex) catchUpInBackground(ctx context.Context, st *store.Store, 
 func catchUp(ctx context.Context, st *store.Store, key vectorIndexKey, slot *spaceSlot, whole bool) error {
 	for {
 		if whole {
-			next, err := loadSpace(ctx, st, key)
+			next, err := loadSpace(ctx, st, key, false)
 			if err != nil {
 				return err
 			}
@@ -225,6 +240,9 @@ func catchUp(ctx context.Context, st *store.Store, key vectorIndexKey, slot *spa
 			return err
 		}
 		next := cur.apply(d)
+		if err := next.refreshNoise(ctx, st, key); err != nil {
+			return err
+		}
 		if whole = next.needsCompaction(); !whole {
 			slot.snap.Store(next)
 		}
@@ -253,6 +271,11 @@ type spaceIndex struct {
 	// noiseLive is how many live rows noise was measured on, noiseChanged how many rows were
 	// added or removed since.
 	noiseLive, noiseChanged int
+	// lean: the snapshot keeps only the int8 codes (a large space: 100 MB at 100k x 1024
+	// instead of 500 MB), and the exact re-score and the noise sample read their float32
+	// vectors from the store by id. noiseDue: a lean snapshot whose noise is to be
+	// measured again (apply cannot read the store).
+	lean, noiseDue bool
 }
 
 // vecBlock holds up to cap(ids) rows. Rows a published snapshot sees are never written again.
@@ -260,12 +283,15 @@ type vecBlock struct {
 	ids    []int64
 	scales []float32 // row i's component d is about codes[i*dims+d] * scales[i]
 	codes  []int8
-	vecs   []float32 // the unit vectors, for exact re-scoring
+	vecs   []float32 // the unit vectors, for exact re-scoring; nil in a lean snapshot
 }
 
-func newVecBlock(capRows, dims int) *vecBlock {
-	return &vecBlock{ids: make([]int64, capRows), scales: make([]float32, capRows),
-		codes: make([]int8, capRows*dims), vecs: make([]float32, capRows*dims)}
+func newVecBlock(capRows, dims int, lean bool) *vecBlock {
+	b := &vecBlock{ids: make([]int64, capRows), scales: make([]float32, capRows), codes: make([]int8, capRows*dims)}
+	if !lean {
+		b.vecs = make([]float32, capRows*dims)
+	}
+	return b
 }
 
 // live is how many vectors the snapshot searches.
@@ -297,31 +323,54 @@ func (s *spaceIndex) add(id int64, vec []float32) {
 	if len(vec) != s.dims || !normalizeVector(vec) {
 		return
 	}
+	b, slot := s.appendRow(id)
+	if b.vecs != nil {
+		copy(b.vecs[slot*s.dims:], vec)
+	}
+	b.scales[slot] = quantize(b.codes[slot*s.dims:(slot+1)*s.dims], vec)
+}
+
+// addCodes appends a row of a lean snapshot from its int8 codes.
+func (s *spaceIndex) addCodes(id int64, scale float32, codes []int8) {
+	if s.dims == 0 {
+		s.dims = len(codes)
+	}
+	if len(codes) != s.dims {
+		return
+	}
+	b, slot := s.appendRow(id)
+	b.scales[slot] = scale
+	copy(b.codes[slot*s.dims:], codes)
+}
+
+// appendRow makes room for one more row, holding id, and returns its block and slot.
+func (s *spaceIndex) appendRow(id int64) (*vecBlock, int) {
 	last := len(s.blocks) - 1
 	slot := s.rows - last*blockRows
 	switch {
 	case last < 0:
-		s.blocks = append(s.blocks, newVecBlock(16, s.dims))
+		s.blocks = append(s.blocks, newVecBlock(16, s.dims, s.lean))
 		last, slot = 0, 0
 	case slot == blockRows:
-		s.blocks = append(s.blocks, newVecBlock(blockRows, s.dims))
+		s.blocks = append(s.blocks, newVecBlock(blockRows, s.dims, s.lean))
 		last, slot = last+1, 0
 	case slot == len(s.blocks[last].ids):
 		// The first block grows by doubling (a small space stays small); the copy leaves
 		// the block older snapshots hold as it was.
-		old, grown := s.blocks[last], newVecBlock(min(2*len(s.blocks[last].ids), blockRows), s.dims)
+		old, grown := s.blocks[last], newVecBlock(min(2*len(s.blocks[last].ids), blockRows), s.dims, s.lean)
 		copy(grown.ids, old.ids[:slot])
 		copy(grown.scales, old.scales[:slot])
 		copy(grown.codes, old.codes[:slot*s.dims])
-		copy(grown.vecs, old.vecs[:slot*s.dims])
+		if old.vecs != nil {
+			copy(grown.vecs, old.vecs[:slot*s.dims])
+		}
 		s.blocks[last] = grown
 	}
 	b := s.blocks[last]
 	b.ids[slot] = id
-	copy(b.vecs[slot*s.dims:], vec)
-	b.scales[slot] = quantize(b.codes[slot*s.dims:(slot+1)*s.dims], vec)
 	s.rows++
 	s.maxID = max(s.maxID, id)
+	return b, slot
 }
 
 // quantize writes v's symmetric int8 codes into codes and returns their scale: the largest
@@ -342,8 +391,19 @@ func quantize(codes []int8, v []float32) float32 {
 	return peak / 127
 }
 
-// loadSpace reads one space whole.
-func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey) (*spaceIndex, error) {
+// loadSpace reads one space whole. With fromCopy, a space with a usable copy beside the
+// database is read from it as a lean snapshot (int8 codes only, brought up to date from the
+// change log here): a first recall in a long-lived process waits for 100 MB instead of
+// 500 MB out of SQLite. Otherwise it reads SQLite's vectors, keeping the float32 vectors
+// that re-score a warm search in memory (re-scoring 4 x 200 candidates from SQLite costs
+// ~50 ms, the int8 scan ~4: BenchmarkLeanVectorSearch), and writes a large space's copy
+// for the processes that come after.
+func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey, fromCopy bool) (*spaceIndex, error) {
+	if fromCopy {
+		if s, err := loadSpaceCopy(ctx, st, key); err != nil || s != nil {
+			return s, err
+		}
+	}
 	s := &spaceIndex{}
 	mark, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, s.add)
 	if err != nil {
@@ -351,7 +411,65 @@ func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey) (*space
 	}
 	s.mark = mark
 	s.measureNoise()
+	if s.live() >= streamMinOwners {
+		// One that cannot be written (a read-only folder) costs the next process this load
+		// again, nothing more.
+		s.writeCopy(ctx, st, key)
+	}
 	return s, nil
+}
+
+// writeCopy writes s's live rows as its space's copy beside the database.
+func (s *spaceIndex) writeCopy(ctx context.Context, st *store.Store, key vectorIndexKey) error {
+	path, name := vecFilePath(st.Path(), key)
+	w, err := newVecFileWriter(path, name)
+	if err != nil {
+		return err
+	}
+	for r := range s.rows {
+		if s.isDead(r) {
+			continue
+		}
+		b, i := s.row(r)
+		w.add(b.ids[i], b.scales[i], b.codes[i*s.dims:(i+1)*s.dims])
+	}
+	return w.finish(ctx, st, key, s.mark, s.noise)
+}
+
+// loadSpaceCopy loads key's space from its copy and the change log after it; nil, with no
+// error, when there is no usable copy or the log no longer reaches back to it.
+func loadSpaceCopy(ctx context.Context, st *store.Store, key vectorIndexKey) (*spaceIndex, error) {
+	path, name := vecFilePath(st.Path(), key)
+	f, err := openVecFile(ctx, st, path, name, key)
+	if errors.Is(err, errVecFileUnusable) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	d, err := st.VectorChangesSince(ctx, key.kind, key.space, key.fingerprint, f.h.mark.Seq, fileChanges)
+	if errors.Is(err, store.ErrChangesPruned) || err == nil && d.More {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &spaceIndex{lean: true, mark: f.h.mark, noise: f.h.noise}
+	if err := f.each(s.addCodes); errors.Is(err, errVecFileUnusable) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	s.noiseLive = s.live()
+	next := s.apply(d)
+	if next.needsCompaction() {
+		return nil, nil // most of the copy was deleted since: read the live vectors alone
+	}
+	if err := next.refreshNoise(ctx, st, key); err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 // apply returns the snapshot after delta d: the changed ids removed, then those with a
@@ -389,9 +507,48 @@ func (s *spaceIndex) apply(d store.VectorDelta) *spaceIndex {
 	}
 	next.noiseChanged += len(d.IDs)
 	if m := min(next.live(), spaceNoiseSample); m*m*next.dims <= cheapNoise || float64(next.noiseChanged) > noiseDrift*float64(next.noiseLive) {
-		next.measureNoise()
+		if next.lean {
+			next.noiseDue = true // refreshNoise reads the sample
+		} else {
+			next.measureNoise()
+		}
 	}
 	return &next
+}
+
+// refreshNoise measures a lean snapshot's noise when apply found it due. s must not be
+// published yet.
+func (s *spaceIndex) refreshNoise(ctx context.Context, st *store.Store, key vectorIndexKey) error {
+	if !s.noiseDue {
+		return nil
+	}
+	return s.measureNoiseIn(ctx, st, key)
+}
+
+// measureNoiseIn is measureNoise for any snapshot: a lean one reads its sample from st.
+func (s *spaceIndex) measureNoiseIn(ctx context.Context, st *store.Store, key vectorIndexKey) error {
+	if !s.lean {
+		s.measureNoise()
+		return nil
+	}
+	noise, err := noiseByID(ctx, st, key, s.liveIDs(), nil)
+	if err != nil {
+		return err
+	}
+	s.noise, s.noiseLive, s.noiseChanged, s.noiseDue = noise, s.live(), 0, false
+	return nil
+}
+
+// liveIDs are the ids of the live rows, in row order.
+func (s *spaceIndex) liveIDs() []int64 {
+	ids := make([]int64, 0, s.live())
+	for r := range s.rows {
+		if !s.isDead(r) {
+			b, i := s.row(r)
+			ids = append(ids, b.ids[i])
+		}
+	}
+	return ids
 }
 
 // Space noise. The probes measure a model's noise on short sentences; texts of one space can
@@ -432,15 +589,7 @@ func (s *spaceIndex) spaceNoise() float64 {
 		}
 		live++
 	}
-	cos := make([]float64, 0, m*(m-1)/2)
-	for i := range sample {
-		for j := i + 1; j < len(sample); j++ {
-			cos = append(cos, float64(dot(sample[i], sample[j])))
-		}
-	}
-	sort.Float64s(cos)
-	rank := int(math.Ceil(spaceNoiseQuantile*float64(len(cos)))) - 1
-	return min(max(cos[max(rank, 0)], 0), 1)
+	return noiseOf(sample)
 }
 
 // vectorHit is one vector search result.
@@ -464,11 +613,52 @@ type candidate struct {
 }
 
 // search returns the limit vectors closest to the unit vector q by exact cosine, best first
-// (ties by id), with no floor applied, and the statistics of q's cosines over the space.
+// (ties by id), with no floor applied, and the statistics of q's cosines over the space. A
+// lean snapshot re-scores from st.
+func (s *spaceIndex) searchIn(ctx context.Context, st *store.Store, key vectorIndexKey, q []float32, limit int) ([]vectorHit, cosStats, error) {
+	if !s.lean {
+		hits, stats := s.search(q, limit)
+		return hits, stats, nil
+	}
+	if len(q) != s.dims || s.dims == 0 || limit <= 0 {
+		return nil, cosStats{}, nil
+	}
+	best, stats := s.scan(q, limit)
+	scan := &streamScan{q: q, best: best, ids: make([]int64, s.rows)}
+	for _, c := range best {
+		b, j := s.row(int(c.row))
+		scan.ids[c.row] = b.ids[j]
+	}
+	hits, _, err := scan.rescore(ctx, st, key, limit)
+	return hits, stats, err
+}
+
+// search is searchIn for a snapshot that holds its float32 vectors.
 func (s *spaceIndex) search(q []float32, limit int) ([]vectorHit, cosStats) {
 	if len(q) != s.dims || s.dims == 0 || limit <= 0 {
 		return nil, cosStats{}
 	}
+	best, stats := s.scan(q, limit)
+	out := make([]vectorHit, len(best))
+	for i, c := range best {
+		b, j := s.row(int(c.row))
+		out[i] = vectorHit{id: b.ids[j], cos: min(float64(dot(b.vecs[j*s.dims:(j+1)*s.dims], q)), 1)}
+	}
+	slices.SortFunc(out, func(a, b vectorHit) int {
+		if c := cmp.Compare(b.cos, a.cos); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, stats
+}
+
+// scan is the int8 pass of a search: the rows kept for re-scoring, and the statistics of
+// q's cosines.
+func (s *spaceIndex) scan(q []float32, limit int) ([]candidate, cosStats) {
 	qc, qScale := queryCodes(q)
 	keep := max(rescoreFactor*limit, limit+rescoreExtra)
 	best := make([]candidate, 0, keep) // a min-heap on score
@@ -495,26 +685,12 @@ func (s *spaceIndex) search(q []float32, limit int) ([]vectorHit, cosStats) {
 			}
 		}
 	}
-	out := make([]vectorHit, len(best))
-	for i, c := range best {
-		b, j := s.row(int(c.row))
-		out[i] = vectorHit{id: b.ids[j], cos: min(float64(dot(b.vecs[j*s.dims:(j+1)*s.dims], q)), 1)}
-	}
-	slices.SortFunc(out, func(a, b vectorHit) int {
-		if c := cmp.Compare(b.cos, a.cos); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
 	stats := cosStats{N: n}
 	if n > 0 {
 		stats.Mean = sum / float64(n)
 		stats.SD = math.Sqrt(max(sumSq/float64(n)-stats.Mean*stats.Mean, 0))
 	}
-	return out, stats
+	return best, stats
 }
 
 // queryCodes quantizes the unit query to int16, as finely as the int32 sum of the scan
@@ -613,15 +789,30 @@ func dotInt8Go(a []int8, b []int16) int32 {
 type vectorSearch struct {
 	x  *vectorIndex
 	st *store.Store
+	// oneShot: the process has no background work (Run) and is expected to ask little
+	// before it exits, so a large space it has not loaded is streamed from its copy on
+	// disk (streamNearest) instead of being read whole into memory.
+	oneShot bool
 }
 
-// Nearest searches the current snapshot of one space (vectorIndex.get).
+// Nearest searches the current snapshot of one space (vectorIndex.get), or streams a large
+// space's copy in a one-shot process.
 func (v vectorSearch) Nearest(ctx context.Context, kind, space, fingerprint string, q []float32, limit int) (leg.Nearest, error) {
-	idx, err := v.x.get(ctx, v.st, vectorIndexKey{kind: kind, space: space, fingerprint: fingerprint})
+	key := vectorIndexKey{kind: kind, space: space, fingerprint: fingerprint}
+	if v.oneShot && !v.x.has(key) {
+		near, ok, err := streamNearest(ctx, v.st, key, q, limit, streamMinOwners)
+		if err != nil || ok {
+			return near, err
+		}
+	}
+	idx, err := v.x.get(ctx, v.st, key)
 	if err != nil {
 		return leg.Nearest{}, err
 	}
-	hits, all := idx.search(q, limit)
+	hits, all, err := idx.searchIn(ctx, v.st, key, q, limit)
+	if err != nil {
+		return leg.Nearest{}, err
+	}
 	near := leg.Nearest{Hits: make([]leg.VectorHit, len(hits)), All: rank.CosineStats{N: all.N, Mean: all.Mean, SD: all.SD}, Noise: idx.noise}
 	for i, h := range hits {
 		near.Hits[i] = leg.VectorHit{ID: h.id, Cos: h.cos}

@@ -46,6 +46,8 @@ var migrations = []migration{
 	{name: "the time a document was written, from its own content", sql: schemaDocumentsWritten},
 	{name: "documents by the time they were written", sql: schemaDocumentsTimeline},
 	{name: "memory identities across devices and the sync change log", sql: schemaSync},
+	{name: "vectors in a rowid table, counted from an index", sql: schemaVectorRows},
+	{name: "entity counts of active facts in an index", sql: schemaActiveEntityCounts},
 }
 
 // SchemaVersion is the user_version of a fully migrated database.
@@ -1168,4 +1170,76 @@ CREATE TABLE sync_conflicts (
 	seen   INTEGER NOT NULL,
 	PRIMARY KEY (uid, other)
 ) WITHOUT ROWID;
+`
+
+// schemaVectorRows moves the vectors into a rowid table. As a WITHOUT ROWID table, whose
+// b-tree holds whole rows even in its interior pages, a 4 KB vector left about four rows to a
+// page: a lookup by owner walked some nine levels of overflowing cells, and counting the
+// vectors of 100k facts against their owners (DiagnoseVectors, run by every checked CLI
+// command) took 14.4 s. Now the owner index is small and vectors_by_owner answers every count
+// by itself, which needs every row to have the width its dims say: a row of another width
+// (which only a bug could write) is not copied and never written again (its owner is then
+// missing a vector, and embedded anew). A stored generated column for the width check was
+// tried first: SQLite does not use an index holding one as covering, and every count read
+// the rows. The triggers that name the table are made again as they were.
+const schemaVectorRows = `
+CREATE TABLE vectors_next (
+	owner_kind  TEXT    NOT NULL CHECK (owner_kind IN ('fact', 'chunk')),
+	owner_id    INTEGER NOT NULL,
+	fingerprint TEXT    NOT NULL,
+	dims        INTEGER NOT NULL,
+	created_at  INTEGER NOT NULL,
+	vec         BLOB    NOT NULL,
+	PRIMARY KEY (owner_kind, owner_id)
+);
+INSERT INTO vectors_next(owner_kind, owner_id, fingerprint, dims, created_at, vec)
+	SELECT owner_kind, owner_id, fingerprint, dims, created_at, vec FROM vectors WHERE length(vec) = 4 * dims ORDER BY owner_kind, owner_id;
+
+DROP TRIGGER facts_vectors_update;
+DROP TRIGGER facts_vectors_delete;
+DROP TRIGGER chunks_vectors_update;
+DROP TRIGGER chunks_vectors_delete;
+DROP TABLE vectors;
+ALTER TABLE vectors_next RENAME TO vectors;
+CREATE INDEX vectors_by_fingerprint ON vectors(fingerprint);
+CREATE INDEX vectors_by_owner ON vectors(owner_kind, owner_id, fingerprint, dims);
+CREATE TRIGGER vectors_width BEFORE INSERT ON vectors WHEN length(new.vec) != 4 * new.dims BEGIN
+	SELECT RAISE(IGNORE);
+END;
+
+CREATE TRIGGER facts_vectors_update AFTER UPDATE OF content, status ON facts
+WHEN new.content != old.content OR new.status != 'active' BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'fact' AND owner_id = old.id;
+END;
+CREATE TRIGGER facts_vectors_delete AFTER DELETE ON facts BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'fact' AND owner_id = old.id;
+END;
+CREATE TRIGGER chunks_vectors_update AFTER UPDATE OF text ON chunks
+WHEN new.text != old.text BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'chunk' AND owner_id = old.id;
+END;
+CREATE TRIGGER chunks_vectors_delete AFTER DELETE ON chunks BEGIN
+	DELETE FROM vectors WHERE owner_kind = 'chunk' AND owner_id = old.id;
+END;
+CREATE TRIGGER vectors_generation_insert AFTER INSERT ON vectors BEGIN
+	INSERT INTO meta(key, value) VALUES ('vectors_generation_' || new.owner_kind, '1')
+	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER vectors_generation_delete AFTER DELETE ON vectors BEGIN
+	INSERT INTO meta(key, value) VALUES ('vectors_generation_' || old.owner_kind, '1')
+	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER vector_changes_insert AFTER INSERT ON vectors BEGIN
+	INSERT INTO vector_changes(owner_kind, owner_id) VALUES (new.owner_kind, new.owner_id);
+END;
+CREATE TRIGGER vector_changes_delete AFTER DELETE ON vectors BEGIN
+	INSERT INTO vector_changes(owner_kind, owner_id) VALUES (old.owner_kind, old.owner_id);
+END;
+`
+
+// schemaActiveEntityCounts lets stats sum the entity counts of the active facts from an
+// index instead of reading every fact's row: 1.19 s at 100k facts (a one-shot `stats` is to
+// answer in 300 ms). The index holds only active facts, one small integer each.
+const schemaActiveEntityCounts = `
+CREATE INDEX facts_active_entity_counts ON facts(entity_count) WHERE status = 'active';
 `

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,8 +79,9 @@ func DecodeVector(dst []float32, b []byte) []float32 {
 	return dst
 }
 
-// validVector is SQL for "this row is a usable vector or zero marker of fingerprint ?".
-const validVector = `v.fingerprint = ? AND length(v.vec) = 4 * v.dims`
+// validVector is SQL for "this row is a usable vector or zero marker of fingerprint ?". Every
+// row has the width its dims say: the vectors_width trigger drops any other.
+const validVector = `v.fingerprint = ?`
 
 // MissingVectors returns up to limit owners of kind, with id > afterID in id order, that have
 // no valid vector in fingerprint (none at all, one of another fingerprint, or a blob of the
@@ -127,7 +129,7 @@ func missingVectorsFrom(kind, fingerprint string) (string, []any) {
 		// Not the chunks of an import still being staged or a version being removed.
 		active = ` AND EXISTS (SELECT 1 FROM documents d WHERE d.id = o.doc_id AND ` + notReserved + `)`
 	}
-	return `FROM ` + ownerTable(kind) + ` o WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` +
+	return `FROM ` + ownerTable(kind) + ` o WHERE NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_by_owner WHERE v.owner_kind = ? AND v.owner_id = o.id AND ` +
 		validVector + `)` + active, []any{kind, fingerprint}
 }
 
@@ -150,8 +152,8 @@ func (s *Store) VectorSpaces(ctx context.Context) (spaces []VectorSpaceCount, ow
 		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT v.fingerprint, count(*), coalesce(sum(v.dims = 0), 0)
-		FROM (`+current+`) o JOIN vectors v ON v.owner_kind = o.kind AND v.owner_id = o.id
-		WHERE length(v.vec) = 4 * v.dims GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
+		FROM (`+current+`) o JOIN vectors v INDEXED BY vectors_by_owner ON v.owner_kind = o.kind AND v.owner_id = o.id
+		GROUP BY v.fingerprint ORDER BY count(*) DESC, v.fingerprint`)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count vector spaces: %w", err)
 	}
@@ -368,26 +370,103 @@ type VectorDiagnosis struct {
 }
 
 // DiagnoseVectors counts current, stale, space-stale, legacy and orphaned vectors.
+//
+// Every checked CLI command runs it, so it reads no vector and probes no index per owner:
+// the owners' ids and the vectors' owner index (vectors_by_owner, in owner order) are read
+// once each and merged here. Joined in SQL, 100k owners cost 100k index probes: 0.55 s.
 func (s *Store) DiagnoseVectors(ctx context.Context, fingerprint string) (VectorDiagnosis, error) {
 	var d VectorDiagnosis
-	const owners = `SELECT 'fact' AS kind, id FROM facts WHERE status = 'active' UNION ALL
-		SELECT 'chunk', c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE ` + notReserved
-	err := s.db.QueryRowContext(ctx, `SELECT
-		coalesce(sum(v.fingerprint = ? AND length(v.vec) = 4 * v.dims), 0),
-		coalesce(sum(v.fingerprint = ? AND v.dims = 0 AND length(v.vec) = 0), 0),
-		coalesce(sum(v.owner_id IS NULL OR NOT (v.fingerprint = ? AND length(v.vec) = 4 * v.dims)), 0),
-		coalesce(sum(v.fingerprint != ?), 0),
-		coalesce(sum(v.fingerprint != ? AND NOT (v.fingerprint GLOB 'v[0-9]*/*')), 0)
-		FROM (`+owners+`) o LEFT JOIN vectors v ON v.owner_kind = o.kind AND v.owner_id = o.id`,
-		fingerprint, fingerprint, fingerprint, fingerprint, fingerprint).
-		Scan(&d.Current, &d.Zero, &d.Stale, &d.SpaceStale, &d.Legacy)
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		d = VectorDiagnosis{}
+		for _, kind := range []string{KindFact, KindChunk} {
+			if err := diagnoseKind(ctx, tx, kind, fingerprint, &d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors v WHERE `+orphanVector).Scan(&d.Orphans); err != nil {
-		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
-	}
 	return d, nil
+}
+
+// diagnoseKind counts the owners and vectors of one kind into d.
+func diagnoseKind(ctx context.Context, tx *sql.Tx, kind, fingerprint string, d *VectorDiagnosis) error {
+	// current are the owners a search meets; exists also holds the chunks of documents
+	// being staged or removed, whose vectors are neither current nor orphaned.
+	q := `SELECT id, 1 FROM facts WHERE status = 'active'`
+	if kind == KindChunk {
+		q = `SELECT c.id, d.id IS NOT NULL AND ` + notReserved + ` FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id`
+	}
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	var current, exists []int64
+	for rows.Next() {
+		var id int64
+		var cur bool
+		if err := rows.Scan(&id, &cur); err != nil {
+			rows.Close()
+			return err
+		}
+		exists = append(exists, id)
+		if cur {
+			current = append(current, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	slices.Sort(current)
+	slices.Sort(exists)
+
+	// The fingerprints are compared in SQL: a row then crosses into Go as four integers.
+	rows, err = tx.QueryContext(ctx, `SELECT owner_id, fingerprint = ?, fingerprint GLOB 'v[0-9]*/*', dims = 0
+		FROM vectors INDEXED BY vectors_by_owner WHERE owner_kind = ? ORDER BY owner_id`, fingerprint, kind)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ci, ei := 0, 0
+	for rows.Next() {
+		var id int64
+		var same, versioned, zero bool
+		if err := rows.Scan(&id, &same, &versioned, &zero); err != nil {
+			return err
+		}
+		for ci < len(current) && current[ci] < id {
+			d.Stale++ // an owner with no vector
+			ci++
+		}
+		for ei < len(exists) && exists[ei] < id {
+			ei++
+		}
+		switch {
+		case ci < len(current) && current[ci] == id:
+			ci++
+			if same {
+				d.Current++
+				if zero {
+					d.Zero++
+				}
+			} else {
+				d.Stale++
+				d.SpaceStale++
+				if !versioned {
+					d.Legacy++
+				}
+			}
+		case ei < len(exists) && exists[ei] == id:
+			// A chunk of a document being staged or removed.
+		default:
+			d.Orphans++
+		}
+	}
+	d.Stale += len(current) - ci
+	return rows.Err()
 }
 
 // orphanVector is SQL for a vector whose owner is gone or (a fact) no longer active.
@@ -411,4 +490,89 @@ func (s *Store) EvictVectors(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("evict vectors: %w", err)
 	}
 	return int(n), nil
+}
+
+// VectorsByID reads the searchable vectors in space and fingerprint of the given owners of
+// kind: what a search that picked candidates from a derived copy of the vectors re-scores
+// exactly. An owner with no such vector now (removed, moved, no longer active) is left out;
+// the order is the store's.
+func (s *Store) VectorsByID(ctx context.Context, kind, space, fingerprint string, ids []int64) (SpaceVectors, error) {
+	var out SpaceVectors
+	for len(ids) > 0 {
+		page := ids[:min(len(ids), 500)]
+		ids = ids[len(page):]
+		args := []any{space, fingerprint}
+		marks := make([]string, len(page))
+		for i, id := range page {
+			marks[i] = "?"
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, spaceVectors(kind, ` AND v.owner_id IN (`+strings.Join(marks, ",")+`)`), args...)
+		if err != nil {
+			return SpaceVectors{}, fmt.Errorf("read vectors by id: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var blob sql.RawBytes
+			if err := rows.Scan(&id, &blob); err != nil {
+				rows.Close()
+				return SpaceVectors{}, fmt.Errorf("read vectors by id: %w", err)
+			}
+			out.IDs = append(out.IDs, id)
+			out.Vecs = append(out.Vecs, DecodeVector(make([]float32, 0, len(blob)/4), blob))
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return SpaceVectors{}, fmt.Errorf("read vectors by id: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// SpaceOwners counts the owners of kind in space that a search of it could meet: the active
+// facts, or the chunks of its documents. It reads an index, not the vectors: an upper bound
+// on the space's vectors, for deciding how to search it.
+func (s *Store) SpaceOwners(ctx context.Context, kind, space string) (int, error) {
+	q := `SELECT count(*) FROM facts WHERE space = ? AND status = 'active'`
+	if kind == KindChunk {
+		q = `SELECT count(*) FROM documents d JOIN chunks c ON c.doc_id = d.id WHERE d.space = ?`
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, space).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the owners of space %q: %w", space, err)
+	}
+	return n, nil
+}
+
+// The engine keeps derived copies of large vector spaces in files beside the database (a
+// cache: SQLite stays the truth). Each copy is named by a token that is also written here,
+// in meta, as the copy is put in place: a copy whose token this database does not hold was written for
+// another database, or for this one before a backup was restored, and is not used. A
+// database that holds the token holds the history the copy was made from.
+
+// VectorCopyToken is the token of the copy called name, "" when there is none.
+func (s *Store) VectorCopyToken(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, "vector_copy_"+name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the vector copy's token: %w", err)
+	}
+	return v, nil
+}
+
+// SetVectorCopyToken records the token of the copy called name.
+func (s *Store) SetVectorCopyToken(ctx context.Context, name, token string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+			"vector_copy_"+name, token)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record the vector copy's token: %w", err)
+	}
+	return nil
 }

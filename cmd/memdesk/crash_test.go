@@ -90,7 +90,7 @@ func TestMain(m *testing.M) {
 }
 
 // memdeskBinary builds ./cmd/memdesk with the go tool that runs the tests.
-func memdeskBinary(t *testing.T) string {
+func memdeskBinary(t testing.TB) string {
 	t.Helper()
 	testBinary.once.Do(func() {
 		goTool, err := exec.LookPath("go")
@@ -138,7 +138,7 @@ type memdeskRun struct {
 	env []string
 }
 
-func newMemdeskRun(t *testing.T, bin string) memdeskRun {
+func newMemdeskRun(t testing.TB, bin string) memdeskRun {
 	t.Helper()
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
@@ -168,7 +168,7 @@ func (r memdeskRun) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Bu
 }
 
 // mustJSON runs a command that must succeed and decodes its JSON output into v.
-func (r memdeskRun) mustJSON(t *testing.T, v any, args ...string) {
+func (r memdeskRun) mustJSON(t testing.TB, v any, args ...string) {
 	t.Helper()
 	cmd, stdout, stderr := r.command(args...)
 	if err := cmd.Run(); err != nil {

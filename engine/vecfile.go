@@ -1,0 +1,586 @@
+package engine
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"github.com/memdesk/memdesk/engine/leg"
+	"github.com/memdesk/memdesk/engine/rank"
+	"github.com/memdesk/memdesk/store"
+)
+
+// Vectors in every process. A process that answers one query and exits (a CLI recall) must
+// not read 400 MB of float32 vectors out of SQLite to build an index it searches once: at
+// 100k x 1024 that took 15 s and 567 MB. Instead each large space has a copy of its int8
+// codes in a file beside the database (<db>.vectors/<name>.i8): a cache made from SQLite,
+// never the truth, never in a backup. A one-shot search streams the file through the int8
+// kernel into the top-k heap a block at a time (read, not mmap: touched mapped pages would
+// count in the process's memory), skips the owners the vector change log names since the
+// copy was written and scores their vectors now in their place, then re-scores the best
+// candidates exactly from their float32 vectors read by id. The answer is the one the
+// in-memory index gives (TestStreamingSearchMatchesIndex).
+//
+// The copy is rebuilt, while the search that needs it streams SQLite's vectors, when it is
+// missing, torn (its checksums fail), for another database (its token is not the one in
+// meta), or too far behind (the log was pruned past it, or holds more than fileChanges
+// changes): see doc/semantic.md, "Vectors in every process". Writers write a temporary file
+// and rename it, so a reader sees a whole copy or none, and any process may write one: each
+// copy is consistent with the mark in its own header.
+
+const (
+	// streamMinOwners is the size from which a one-shot search streams a space's copy. A
+	// smaller space is loaded whole into the in-memory index, as before: it costs little,
+	// and a process that asks many questions (eval) keeps it.
+	streamMinOwners = 20_000
+	// fileChanges is how many logged changes a stream applies on top of its copy; past that
+	// the copy is rebuilt from SQLite.
+	fileChanges = 8192
+	// fileRewrite is how many changed owners make a stream write a fresh copy as it reads
+	// the old one (which also measures the space's noise again).
+	fileRewrite = 1024
+)
+
+// vecFileMagic opens every copy; the digit is the layout's version.
+var vecFileMagic = [16]byte{'m', 'e', 'm', 'd', 'e', 's', 'k', ' ', 'i', 'n', 't', '8', ' ', 'v', '1', '\n'}
+
+const vecFileHeaderSize = 128
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var errVecFileUnusable = errors.New("vector copy unusable")
+
+// vecFileHeader is a copy's first 128 bytes. The body follows: blocks of blockRows rows
+// (the last one shorter), each the rows' ids (int64), scales (float32) and codes (dims int8
+// each), little-endian.
+type vecFileHeader struct {
+	dims, rows int
+	mark       store.VectorMark
+	noise      float64
+	maxID      int64
+	token      [16]byte
+	key        [16]byte // which (kind, space, fingerprint) the copy holds
+	bodyCRC    uint32
+}
+
+func (h vecFileHeader) encode() []byte {
+	b := make([]byte, vecFileHeaderSize)
+	copy(b, vecFileMagic[:])
+	le := binary.LittleEndian
+	le.PutUint32(b[16:], uint32(h.dims))
+	le.PutUint64(b[24:], uint64(h.rows))
+	le.PutUint64(b[32:], uint64(h.mark.Generation))
+	le.PutUint64(b[40:], uint64(h.mark.Seq))
+	le.PutUint64(b[48:], math.Float64bits(h.noise))
+	le.PutUint64(b[56:], uint64(h.maxID))
+	copy(b[64:], h.token[:])
+	copy(b[80:], h.key[:])
+	le.PutUint32(b[96:], h.bodyCRC)
+	le.PutUint32(b[124:], crc32.Checksum(b[:124], castagnoli))
+	return b
+}
+
+func decodeVecFileHeader(b []byte) (vecFileHeader, error) {
+	le := binary.LittleEndian
+	if len(b) < vecFileHeaderSize || [16]byte(b[:16]) != vecFileMagic || le.Uint32(b[124:]) != crc32.Checksum(b[:124], castagnoli) {
+		return vecFileHeader{}, fmt.Errorf("%w: its header is not whole", errVecFileUnusable)
+	}
+	h := vecFileHeader{
+		dims: int(le.Uint32(b[16:])), rows: int(le.Uint64(b[24:])),
+		mark:  store.VectorMark{Generation: int64(le.Uint64(b[32:])), Seq: int64(le.Uint64(b[40:]))},
+		noise: math.Float64frombits(le.Uint64(b[48:])), maxID: int64(le.Uint64(b[56:])),
+		token: [16]byte(b[64:80]), key: [16]byte(b[80:96]), bodyCRC: le.Uint32(b[96:]),
+	}
+	if h.dims <= 0 || h.rows < 0 {
+		return vecFileHeader{}, fmt.Errorf("%w: its header is not whole", errVecFileUnusable)
+	}
+	return h, nil
+}
+
+// bodySize is how many bytes the body of rows rows of dims takes.
+func vecFileBodySize(rows, dims int) int64 { return int64(rows) * int64(12+dims) }
+
+// vecFileKey names a space's copy.
+func vecFileKey(key vectorIndexKey) [16]byte {
+	sum := sha256.Sum256([]byte(key.kind + "\x00" + key.space + "\x00" + key.fingerprint))
+	return [16]byte(sum[:16])
+}
+
+// vecFilePath is where the copy of key's space lives beside the database at dbPath, and its
+// name in meta.
+func vecFilePath(dbPath string, key vectorIndexKey) (path, name string) {
+	k := vecFileKey(key)
+	name = hex.EncodeToString(k[:])
+	return filepath.Join(dbPath+".vectors", name+".i8"), name
+}
+
+// vecFile is an open copy, checked against the database that reads it.
+type vecFile struct {
+	f *os.File
+	h vecFileHeader
+}
+
+// openVecFile opens the copy at path if it is whole and this database's. A missing copy is
+// errVecFileUnusable too.
+func openVecFile(ctx context.Context, st *store.Store, path, name string, key vectorIndexKey) (*vecFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errVecFileUnusable, err)
+	}
+	head := make([]byte, vecFileHeaderSize)
+	h, err := func() (vecFileHeader, error) {
+		if _, err := io.ReadFull(f, head); err != nil {
+			return vecFileHeader{}, fmt.Errorf("%w: %w", errVecFileUnusable, err)
+		}
+		h, err := decodeVecFileHeader(head)
+		if err != nil {
+			return h, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			return h, err
+		}
+		if fi.Size() != vecFileHeaderSize+vecFileBodySize(h.rows, h.dims) || h.key != vecFileKey(key) {
+			return h, fmt.Errorf("%w: its size or space is not what its header says", errVecFileUnusable)
+		}
+		token, err := st.VectorCopyToken(ctx, name)
+		if err != nil {
+			return h, err
+		}
+		if token != hex.EncodeToString(h.token[:]) {
+			return h, fmt.Errorf("%w: it was written for another database or an older state of this one", errVecFileUnusable)
+		}
+		return h, nil
+	}()
+	if err != nil {
+		// Not removed: by now another process may have renamed a good copy into its place.
+		// The rebuild that follows replaces it.
+		f.Close()
+		return nil, err
+	}
+	return &vecFile{f: f, h: h}, nil
+}
+
+// each calls fn with every row of the copy in order, reading one block at a time; codes is
+// only valid during the call. It fails with errVecFileUnusable when the body's checksum does
+// not match: the rows already passed to fn are then not to be trusted.
+func (v *vecFile) each(fn func(id int64, scale float32, codes []int8)) error {
+	if _, err := v.f.Seek(vecFileHeaderSize, io.SeekStart); err != nil {
+		return err
+	}
+	dims := v.h.dims
+	buf := make([]byte, vecFileBodySize(min(v.h.rows, blockRows), dims))
+	crc := uint32(0)
+	le := binary.LittleEndian
+	for start := 0; start < v.h.rows; start += blockRows {
+		n := min(blockRows, v.h.rows-start)
+		b := buf[:vecFileBodySize(n, dims)]
+		if _, err := io.ReadFull(v.f, b); err != nil {
+			return fmt.Errorf("%w: %w", errVecFileUnusable, err)
+		}
+		crc = crc32.Update(crc, castagnoli, b)
+		ids, scales, codes := b[:8*n], b[8*n:12*n], b[12*n:]
+		for i := range n {
+			fn(int64(le.Uint64(ids[8*i:])), math.Float32frombits(le.Uint32(scales[4*i:])), bytesAsInt8(codes[i*dims:(i+1)*dims]))
+		}
+	}
+	if crc != v.h.bodyCRC {
+		return fmt.Errorf("%w: its body does not match its checksum", errVecFileUnusable)
+	}
+	return nil
+}
+
+func (v *vecFile) close() { v.f.Close() }
+
+// vecFileWriter writes a new copy into a temporary file beside its place; finish renames it
+// there and records its token, abandon removes it.
+type vecFileWriter struct {
+	path, name string
+	f          *os.File
+	w          *bufio.Writer
+	dims       int
+	rows       int
+	maxID      int64
+	crc        uint32
+	// block is the block being filled; ids keeps every row's id in order, for the noise
+	// sample.
+	ids    []int64
+	scales []float32
+	codes  []int8
+	err    error
+}
+
+func newVecFileWriter(path, name string) (*vecFileWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("make the folder of the vector copies: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), name+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("write a vector copy: %w", err)
+	}
+	w := &vecFileWriter{path: path, name: name, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	_, w.err = w.w.Write(make([]byte, vecFileHeaderSize))
+	return w, nil
+}
+
+// add appends one row; a row of another width than the first is an error of the caller's.
+func (w *vecFileWriter) add(id int64, scale float32, codes []int8) {
+	if w.dims == 0 {
+		w.dims = len(codes)
+	}
+	w.scales = append(w.scales, scale)
+	w.codes = append(w.codes, codes...)
+	w.ids = append(w.ids, id)
+	w.rows++
+	w.maxID = max(w.maxID, id)
+	if len(w.scales) == blockRows {
+		w.flush()
+	}
+}
+
+// flush writes the rows added since the last flush as one block.
+func (w *vecFileWriter) flush() {
+	n := len(w.scales)
+	if n == 0 || w.err != nil {
+		return
+	}
+	b := make([]byte, vecFileBodySize(n, w.dims))
+	le := binary.LittleEndian
+	for i, id := range w.ids[len(w.ids)-n:] {
+		le.PutUint64(b[8*i:], uint64(id))
+		le.PutUint32(b[8*n+4*i:], math.Float32bits(w.scales[i]))
+	}
+	copy(b[12*n:], int8AsBytes(w.codes))
+	w.crc = crc32.Update(w.crc, castagnoli, b)
+	_, w.err = w.w.Write(b)
+	w.scales, w.codes = w.scales[:0], w.codes[:0]
+}
+
+// finish writes the header, puts the copy in its place and records its token in st.
+func (w *vecFileWriter) finish(ctx context.Context, st *store.Store, key vectorIndexKey, mark store.VectorMark, noise float64) error {
+	w.flush()
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	h := vecFileHeader{dims: max(w.dims, 1), rows: w.rows, mark: mark, noise: noise, maxID: w.maxID, key: vecFileKey(key), bodyCRC: w.crc}
+	if w.err == nil {
+		_, w.err = rand.Read(h.token[:])
+	}
+	if w.err == nil {
+		_, w.err = w.f.WriteAt(h.encode(), 0)
+	}
+	if err := w.f.Close(); w.err == nil {
+		w.err = err
+	}
+	// The token goes in first: a reader between the two sees the old copy as foreign and
+	// ignores it, not the new one; a crash between them leaves a token with no copy, and
+	// the next search rebuilds it.
+	if w.err == nil {
+		w.err = st.SetVectorCopyToken(ctx, w.name, hex.EncodeToString(h.token[:]))
+	}
+	if w.err == nil {
+		w.err = os.Rename(w.f.Name(), w.path)
+	}
+	if w.err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("write a vector copy: %w", w.err)
+	}
+	return nil
+}
+
+func (w *vecFileWriter) abandon() {
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// streamScan is one query's pass over a space's rows in int8: the best candidates in a
+// min-heap and the statistics of all the cosines, as spaceIndex.search keeps them.
+type streamScan struct {
+	q      []float32
+	qc     []int16
+	qScale float32
+	keep   int
+	best   []candidate
+	ids    []int64             // every row's id, in order
+	vecs   map[int64][]float32 // the unit vectors already at hand (changed rows)
+	sum    float64
+	sumSq  float64
+}
+
+func newStreamScan(q []float32, limit int) *streamScan {
+	qc, qScale := queryCodes(q)
+	keep := max(rescoreFactor*limit, limit+rescoreExtra)
+	return &streamScan{q: q, qc: qc, qScale: qScale, keep: keep, best: make([]candidate, 0, keep), vecs: map[int64][]float32{}}
+}
+
+func (s *streamScan) add(id int64, scale float32, codes []int8) {
+	score := float32(dotInt8(codes, s.qc)) * scale * s.qScale
+	s.sum += float64(score)
+	s.sumSq += float64(score) * float64(score)
+	r := int32(len(s.ids))
+	s.ids = append(s.ids, id)
+	switch {
+	case len(s.best) < s.keep:
+		s.best = append(s.best, candidate{score, r})
+		siftUp(s.best, len(s.best)-1)
+	case score > s.best[0].score:
+		s.best[0] = candidate{score, r}
+		siftDown(s.best, 0)
+	}
+}
+
+// rescore reads the candidates' float32 vectors by id and returns the limit closest by exact
+// cosine, best first (ties by id), and the statistics of the int8 cosines.
+func (s *streamScan) rescore(ctx context.Context, st *store.Store, key vectorIndexKey, limit int) ([]vectorHit, cosStats, error) {
+	vecs := make(map[int64][]float32, len(s.best))
+	var read []int64
+	for _, c := range s.best {
+		id := s.ids[c.row]
+		if v, ok := s.vecs[id]; ok {
+			vecs[id] = v
+		} else {
+			read = append(read, id)
+		}
+	}
+	got, err := st.VectorsByID(ctx, key.kind, key.space, key.fingerprint, read)
+	if err != nil {
+		return nil, cosStats{}, err
+	}
+	for i, id := range got.IDs {
+		if normalizeVector(got.Vecs[i]) && len(got.Vecs[i]) == len(s.q) {
+			vecs[id] = got.Vecs[i]
+		}
+	}
+	out := make([]vectorHit, 0, len(vecs))
+	for id, v := range vecs {
+		out = append(out, vectorHit{id: id, cos: min(float64(dot(v, s.q)), 1)})
+	}
+	slices.SortFunc(out, func(a, b vectorHit) int {
+		if c := cmp.Compare(b.cos, a.cos); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	n := len(s.ids)
+	stats := cosStats{N: n}
+	if n > 0 {
+		stats.Mean = s.sum / float64(n)
+		stats.SD = math.Sqrt(max(s.sumSq/float64(n)-stats.Mean*stats.Mean, 0))
+	}
+	return out, stats, nil
+}
+
+// noiseByID measures a space's noise as spaceIndex.spaceNoise does, on the same sample (the
+// live rows of ordinal i*n/m, in row order), reading the sample's vectors by id unless known
+// has them.
+func noiseByID(ctx context.Context, st *store.Store, key vectorIndexKey, ids []int64, known map[int64][]float32) (float64, error) {
+	n := len(ids)
+	if n < minNoiseProbes {
+		return 0, nil
+	}
+	m := min(n, spaceNoiseSample)
+	sampleIDs := make([]int64, m)
+	for i := range m {
+		sampleIDs[i] = ids[i*n/m]
+	}
+	var read []int64
+	for _, id := range sampleIDs {
+		if _, ok := known[id]; !ok {
+			read = append(read, id)
+		}
+	}
+	got, err := st.VectorsByID(ctx, key.kind, key.space, key.fingerprint, read)
+	if err != nil {
+		return 0, err
+	}
+	byID := make(map[int64][]float32, m)
+	for i, id := range got.IDs {
+		if normalizeVector(got.Vecs[i]) {
+			byID[id] = got.Vecs[i]
+		}
+	}
+	sample := make([][]float32, 0, m)
+	for _, id := range sampleIDs {
+		if v, ok := known[id]; ok {
+			sample = append(sample, v)
+		} else if v, ok := byID[id]; ok {
+			sample = append(sample, v)
+		}
+	}
+	return noiseOf(sample), nil
+}
+
+// noiseOf is the spaceNoiseQuantile of the cosines between the sample's vectors.
+func noiseOf(sample [][]float32) float64 {
+	if len(sample) < 2 {
+		return 0
+	}
+	cos := make([]float64, 0, len(sample)*(len(sample)-1)/2)
+	for i := range sample {
+		for j := i + 1; j < len(sample); j++ {
+			cos = append(cos, float64(dot(sample[i], sample[j])))
+		}
+	}
+	sort.Float64s(cos)
+	rank := int(math.Ceil(spaceNoiseQuantile*float64(len(cos)))) - 1
+	return min(max(cos[max(rank, 0)], 0), 1)
+}
+
+// streamNearest is the one-shot search of a space: through its copy when it has a usable
+// one, else through SQLite's vectors while a copy is written. It reports false, searching
+// nothing, for a space of fewer than minOwners owners without a copy: the in-memory index
+// is the better way there.
+func streamNearest(ctx context.Context, st *store.Store, key vectorIndexKey, q []float32, limit, minOwners int) (leg.Nearest, bool, error) {
+	if len(q) == 0 || limit <= 0 {
+		return leg.Nearest{}, true, nil
+	}
+	path, name := vecFilePath(st.Path(), key)
+	src, err := openVecFile(ctx, st, path, name, key)
+	if err != nil && !errors.Is(err, errVecFileUnusable) {
+		return leg.Nearest{}, false, err
+	}
+	var d store.VectorDelta
+	if src != nil {
+		defer src.close()
+		d, err = st.VectorChangesSince(ctx, key.kind, key.space, key.fingerprint, src.h.mark.Seq, fileChanges)
+		switch {
+		case errors.Is(err, store.ErrChangesPruned) || err == nil && d.More:
+			src.close()
+			src = nil
+		case err != nil:
+			return leg.Nearest{}, false, err
+		}
+	}
+	if src == nil {
+		n, err := st.SpaceOwners(ctx, key.kind, key.space)
+		if err != nil {
+			return leg.Nearest{}, false, err
+		}
+		if n < minOwners {
+			return leg.Nearest{}, false, nil
+		}
+	}
+	for {
+		near, err := streamSearch(ctx, st, key, q, limit, src, d, path, name)
+		if src != nil && errors.Is(err, errVecFileUnusable) {
+			// Torn or damaged: what it gave is not to be trusted; rebuild it from SQLite.
+			src.close()
+			src = nil
+			continue
+		}
+		return near, err == nil, err
+	}
+}
+
+// streamSearch is one pass of streamNearest: over src and the delta d after it, or over
+// SQLite's vectors when src is nil; it writes a new copy when there is none or d is large.
+func streamSearch(ctx context.Context, st *store.Store, key vectorIndexKey, q []float32, limit int, src *vecFile, d store.VectorDelta, path, name string) (leg.Nearest, error) {
+	scan := newStreamScan(q, limit)
+	var w *vecFileWriter
+	if src == nil || len(d.IDs) > fileRewrite {
+		var err error
+		if w, err = newVecFileWriter(path, name); err != nil {
+			w = nil // a read-only folder: search without writing a copy
+		} else {
+			defer func() {
+				if w != nil {
+					w.abandon()
+				}
+			}()
+		}
+	}
+	dims := len(q)
+	codes := make([]int8, dims)
+	addVec := func(id int64, vec []float32) bool {
+		if len(vec) != dims || !normalizeVector(vec) {
+			return false
+		}
+		scale := quantize(codes, vec)
+		scan.add(id, scale, codes)
+		if w != nil {
+			w.add(id, scale, codes)
+		}
+		return true
+	}
+	var mark store.VectorMark
+	noise := 0.0
+	if src != nil {
+		if src.h.dims != dims {
+			return leg.Nearest{}, nil // a query of another width finds nothing, as in the index
+		}
+		changed := make(map[int64]bool, len(d.IDs))
+		for _, id := range d.IDs {
+			changed[id] = true
+		}
+		err := src.each(func(id int64, scale float32, c []int8) {
+			if changed[id] {
+				return
+			}
+			scan.add(id, scale, c)
+			if w != nil {
+				w.add(id, scale, c)
+			}
+		})
+		if err != nil {
+			return leg.Nearest{}, err
+		}
+		for i, v := range d.Vecs {
+			if v != nil && addVec(d.IDs[i], v) {
+				scan.vecs[d.IDs[i]] = v
+			}
+		}
+		mark, noise = d.Mark, src.h.noise
+	} else {
+		var err error
+		mark, err = st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, func(id int64, vec []float32) { addVec(id, vec) })
+		if err != nil {
+			return leg.Nearest{}, err
+		}
+	}
+	hits, all, err := scan.rescore(ctx, st, key, limit)
+	if err != nil {
+		return leg.Nearest{}, err
+	}
+	if src == nil || w != nil {
+		if noise, err = noiseByID(ctx, st, key, scan.ids, scan.vecs); err != nil {
+			return leg.Nearest{}, err
+		}
+	}
+	if w != nil {
+		// A copy that cannot be written only costs the next process this pass again.
+		if err := w.finish(ctx, st, key, mark, noise); err == nil {
+			w = nil
+		}
+	}
+	near := leg.Nearest{Hits: make([]leg.VectorHit, len(hits)), All: rank.CosineStats{N: all.N, Mean: all.Mean, SD: all.SD}, Noise: noise}
+	for i, h := range hits {
+		near.Hits[i] = leg.VectorHit{ID: h.id, Cos: h.cos}
+	}
+	return near, nil
+}
+
+// bytesAsInt8 and int8AsBytes view the same memory both ways: the codes go to and from the
+// file without a copy per byte.
+func bytesAsInt8(b []byte) []int8 {
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+func int8AsBytes(b []int8) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
