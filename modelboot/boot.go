@@ -242,9 +242,12 @@ func (b *Boot) bootstrap(ctx context.Context, pull bool) error {
 	if len(vecs[0]) == 0 {
 		return b.fail(ctx, "warm up", errors.New("the model returned an empty vector; is it an embedding model?"))
 	}
-	if odd := b.oddWidth.Swap(0); odd != 0 && before.Dims == len(vecs[0]) {
+	if odd := b.oddWidth.Swap(0); odd != 0 && int(odd) != len(vecs[0]) && before.Dims == len(vecs[0]) {
 		// Not a new model: the same one answered the warm-up at the width it had, and
-		// another text at another width. Run tries again with backoff.
+		// another text at another width. Run tries again with backoff. An odd width equal
+		// to the warm-up's is no such sign: a call that began before the model changed
+		// compared its new-width answer with the old width after the re-warm had measured
+		// the new one.
 		return b.fail(ctx, "embed", fmt.Errorf("the server answers vectors of %d dimensions for some texts and %d for others; its answers cannot be used", odd, before.Dims))
 	}
 	st.Phase, st.Dims = PhaseReady, len(vecs[0])

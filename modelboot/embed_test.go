@@ -217,6 +217,35 @@ func TestEmbedDimsChanged(t *testing.T) {
 	}
 }
 
+// TestEmbedLateOddWidthAfterAChangeStaysReady: a call that began before the model changed
+// width compares its answer with the old width, and may report it after the re-warm has
+// measured the new one. That answer has the width the model now has: the model stays ready,
+// not failed for "8 dimensions for some texts and 8 for others".
+func TestEmbedLateOddWidthAfterAChangeStaysReady(t *testing.T) {
+	srv := newServer(t, tinyWith(nil))
+	set := fastSettings(srv)
+	set.HealthInterval = time.Hour // only Embed's report triggers the re-warm
+	b := ready(t, srv, set)
+	before := b.State()
+
+	srv.SetDims(tinyModel, 8)
+	if _, err := b.Embed(t.Context(), []string{"a"}); !errors.Is(err, ErrDimsChanged) {
+		t.Fatalf("Embed: %v, want ErrDimsChanged", err)
+	}
+	waitFor(t, b, "ready at 8 dims", func(s State) bool { return s.Phase == PhaseReady && s.Dims == 8 })
+
+	// The late answer of a call that read the state before the change.
+	if err := b.accept(before, make([]float32, 8)); !errors.As(err, new(*DimsError)) {
+		t.Fatalf("accept(old state, 8 dims) = %v, want a DimsError", err)
+	}
+	st := waitFor(t, b, "the re-warm the late answer asked for", func(s State) bool {
+		return b.oddWidth.Load() == 0 && !b.rewarm.Load() && (s.Phase == PhaseReady || s.Phase == PhaseFailed)
+	})
+	if st.Phase != PhaseReady || st.Dims != 8 {
+		t.Errorf("state after the late answer: %v; want ready at 8 dims", st)
+	}
+}
+
 // TestEmbedWidthsAtRandomIsNotReady (issue 27, item 12): a server whose warm-up vector has
 // the recorded width but whose other answers have another is not a model that changed: the
 // state says it failed, naming both widths, instead of going back to ready.
