@@ -147,20 +147,31 @@ func (fakeOwners) Describe(_ string, ids []int64) map[int64]lexicon.Owner {
 }
 
 func TestSemanticKeepsWhatCouldClearTheLoosestFloor(t *testing.T) {
-	vectors := fakeVectors{near: Nearest{Hits: []VectorHit{{ID: 1, Cos: 0.9}, {ID: 2, Cos: 0.5}, {ID: 3, Cos: 0.1}}, Noise: 0.4}}
+	all := rank.CosineStats{N: 300, Mean: 0.2, SD: 0.1}
+	vectors := fakeVectors{near: Nearest{Hits: []VectorHit{{ID: 1, Cos: 0.9}, {ID: 2, Cos: 0.5}, {ID: 3, Cos: 0.1}}, Noise: 0.4, All: all}}
 	l := Semantic{Vectors: vectors, Owners: fakeOwners{}, Floors: rank.Floors{MinSemanticSimilarity: 0.3}}
 	src := &rank.Source{Kind: store.KindFact, Candidates: map[rank.Key]rank.Candidate{}}
 	plan := Plan{Semantic: SemanticQuery{Vec: []float32{1}, Noise: 0.2}}
 	if err := l.Gather(context.Background(), plan, factScope, src); err != nil {
 		t.Fatal(err)
 	}
-	// The space's noise (0.4) is above the model's (0.2) and the configured floors.
-	want := map[rank.Key]float64{{Kind: store.KindFact, ID: 1}: 0.9, {Kind: store.KindFact, ID: 2}: 0.5}
+	// A model with a say keeps its nearest whatever their cosine: once the other legs answer,
+	// ranking holds them to the query's own chance level, which needs its statistics.
+	want := map[rank.Key]float64{{Kind: store.KindFact, ID: 1}: 0.9, {Kind: store.KindFact, ID: 2}: 0.5, {Kind: store.KindFact, ID: 3}: 0.1}
 	if diff := cmp.Diff(want, src.Semantic); diff != "" {
 		t.Errorf("semantic candidates (-want +got):\n%s", diff)
 	}
-	if src.SemanticNoise != 0.4 || len(src.Candidates) != 2 {
-		t.Errorf("noise %v, candidates %v; want 0.4 and the two kept", src.SemanticNoise, src.Candidates)
+	// The space's noise (0.4) is above the model's (0.2).
+	if src.SemanticNoise != 0.4 || len(src.Candidates) != 3 || src.SemanticStats.N == 0 {
+		t.Errorf("noise %v, candidates %v, statistics %+v; want 0.4, the three kept and the statistics", src.SemanticNoise, src.Candidates, src.SemanticStats)
+	}
+	// A model with no say (noise 1) keeps nothing.
+	mute := &rank.Source{Kind: store.KindFact, Candidates: map[rank.Key]rank.Candidate{}}
+	if err := l.Gather(context.Background(), Plan{Semantic: SemanticQuery{Vec: []float32{1}, Noise: 1}}, factScope, mute); err != nil {
+		t.Fatal(err)
+	}
+	if len(mute.Semantic) != 0 || len(mute.Candidates) != 0 {
+		t.Errorf("a model with no say kept %v, %v", mute.Semantic, mute.Candidates)
 	}
 
 	off := &rank.Source{Kind: store.KindFact, Candidates: map[rank.Key]rank.Candidate{}}

@@ -49,10 +49,11 @@ type Semantic struct {
 	Floors rank.Floors
 }
 
-// Gather records in into the candidates above the loosest semantic floor with their cosine,
-// the noise floor of the space for a supporting leg (the larger of the model's and the
-// space's own), and the query's cosine statistics over the rest of the space for a leading
-// one. It does nothing when the plan has no query vector.
+// Gather records in into the candidates above the loosest semantic floor with their cosine
+// (for a model with a say: its nearest, whatever their cosine), the noise floor of the space
+// (the larger of the model's and the space's own), and, where it keeps them all, the query's
+// cosine statistics over the rest of the space: the chance level ranking holds its finds to
+// and trusts its vector by. It does nothing when the plan has no query vector.
 func (l Semantic) Gather(ctx context.Context, plan Plan, sc Scope, into *rank.Source) error {
 	q := plan.Semantic
 	if q.Vec == nil {
@@ -76,7 +77,7 @@ func (l Semantic) Gather(ctx context.Context, plan Plan, sc Scope, into *rank.So
 		}
 	}
 	into.Semantic, into.SemanticNoise = cosines, noise
-	if q.Model.Leading {
+	if floor == 0 {
 		into.SemanticStats = withoutBest(near.All, near.Hits, statsExcluded(near.All.N, sc.Limit))
 	}
 	for id, o := range l.Owners.Describe(sc.Kind, missing) {

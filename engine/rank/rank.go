@@ -488,26 +488,9 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 	var dropped []Dropped
 	for i, src := range sources {
 		se := weighed[i]
-		semFloor := semanticFloor(floors.MinSemanticSimilarity, max(q.SemanticNoise, src.SemanticNoise))
-		var leadSD, leadMean, leadRef, chance float64
-		if q.Model.Leading && floors.MinSemanticSimilarity > 0 {
-			semFloor, leadSD = leadingFloor(q.Model, src.N, src.SemanticStats)
-			chance = semFloor
-			leadMean = chanceMean(semFloor, leadSD, src.N)
-			// A find's score is its margin over the unrelated texts' mean, divided by the
-			// best find's when the model itself answered here, or else by the margin of a
-			// find leadSpan sd above the chance level: then its near-chance finds keep a
-			// fraction of the weight and cannot lead.
-			leadRef = semFloor + leadSpan*leadSD - leadMean
-			if semanticAnswered[i] {
-				leadRef = 0
-			}
-			// Once the store holds an answer, the model's near finds join it: a question
-			// that needs several texts finds them below the best one.
-			if report.Answered {
-				semFloor -= answeredSlack * leadSD
-			}
-		}
+		noise := max(q.SemanticNoise, src.SemanticNoise)
+		judge := judgeSemantic(q.Model, src, floors, noise, report.Answered, semanticAnswered[i])
+		semFloor, leadSD, chance := judge.floor, judge.sd, judge.chance
 		report.MinSemanticSimilarity = max(report.MinSemanticSimilarity, semFloor)
 		hitBar := floors.HitEvidence * se.chance
 		// A hit clears the per-hit bar, holds every term of the query, or covers a clause.
@@ -563,32 +546,22 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 			if !ok || !q.Window.contains(c.CreatedAt) {
 				continue
 			}
-			if cos < semFloor || q.Model.Leading && cos <= semFloor {
+			if !judge.admits(cos) {
 				report.DroppedSemantic++
 				continue
 			}
-			if q.Model.Leading {
-				semantic = append(semantic, Score{Key: key, Raw: cos - leadMean})
-				leadRef = max(leadRef, cos-leadMean)
-				continue
-			}
 			semantic = append(semantic, Score{Key: key, Raw: cos})
-		}
-		semanticLeg := fusedLeg{scores: semantic, weight: cfg.Weights.Semantic, absolute: true, supporting: true}
-		if q.Model.Leading {
-			for j := range semantic {
-				semantic[j].Raw /= leadRef
-			}
-			semanticLeg = fusedLeg{scores: semantic, weight: cfg.Weights.Semantic * q.Model.Strength, absolute: true}
 		}
 		legs := []fusedLeg{
 			{scores: lexical, weight: cfg.Weights.FTS},
 			// The entity leg's Jaccard is already an absolute similarity: dividing by its best
 			// would make a weak best match (0.25) count as much as the best lexical hit.
 			{scores: entities, weight: cfg.Weights.Entity, absolute: true},
-			// Cosine is absolute too; the leg supports or leads as its model deserves
-			// (semantic.go).
-			semanticLeg,
+		}
+		if len(semantic) > 0 {
+			// How far this query's vector is trusted is decided here, with the other legs'
+			// answers in view (semantic.go).
+			legs = append(legs, judge.leg(semantic, src.Semantic, legs, cfg.Weights.Semantic))
 		}
 		fusedHits := fuse(legs)
 		all = slices.Grow(all, len(fusedHits))
@@ -631,11 +604,11 @@ func rankOnce(q Query, sources []*Source, cfg Config, floors profile) ([]Hit, Fl
 					h.Anchors = ev.Anchors
 				}
 			}
-			if cos, ok := src.Semantic[f.key]; ok && cos >= semFloor {
+			if cos, ok := src.Semantic[f.key]; ok && judge.admits(cos) {
 				h.Legs.Semantic = cos
 				// Measured from the chance level itself, not from the slack below it: a near
 				// find that joined an answer is not "above chance".
-				if q.Model.Leading && leadSD > 0 && cos > chance {
+				if judge.leading && leadSD > 0 && cos > chance {
 					h.SemanticLead = (cos - chance) / leadSD
 				}
 			}

@@ -66,12 +66,15 @@ func TestLeadingSemanticLeg(t *testing.T) {
 }
 
 func equalIDs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := range a {
 		if a[i] != b[i] {
 			return false
 		}
 	}
-	return len(a) == len(b)
+	return true
 }
 
 func TestLeadingFloor(t *testing.T) {
@@ -113,9 +116,13 @@ func TestAnsweredQueryKeepsTheModelsNearFinds(t *testing.T) {
 	}{
 		{"answered by the model: the near find joins", "zzz", nil, map[int]float64{2: 0.9, 1: near}, 2},
 		{"unanswered: the near find alone is nothing", "zzz", nil, map[int]float64{1: near}, 0},
-		// Answered by words only: the near find joins, but with a fraction of the weight it
-		// would have had the model answered itself, so it cannot lead.
-		{"answered by words only: the near find joins after the answer", "orchard", map[int]float64{0: 2}, map[int]float64{1: near}, 2},
+		// Answered by words only, and the vector agrees with them (it finds their answer as
+		// near as its own best find): the near find joins, but with a fraction of the weight
+		// it would have had the model answered itself, so it cannot lead.
+		{"answered by words the vector agrees with: the near find joins after the answer", "orchard", map[int]float64{0: 2}, map[int]float64{0: near, 1: near}, 2},
+		// Answered by words only, and the vector ignores their answer (a query the model
+		// embedded as noise): its near find is chance's, and stays out.
+		{"answered by words the vector ignores: the near find stays out", "orchard", map[int]float64{0: 2}, map[int]float64{1: near}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := fixture{texts: texts, words: tc.words, semantic: tc.semantic}.source(tc.query)
@@ -128,9 +135,68 @@ func TestAnsweredQueryKeepsTheModelsNearFinds(t *testing.T) {
 					t.Errorf("the near find below the chance level says it is %.1f sd above it", h.SemanticLead)
 				}
 			}
-			if tc.words != nil && got[0].Key.ID != 1 {
+			if tc.words != nil && len(got) > 0 && got[0].Key.ID != 1 {
 				t.Errorf("hits = %v: the lexical answer (1) must lead a near-chance semantic find", keysOf(got))
 			}
 		})
 	}
+}
+
+// TestPerQueryTrust: the semantic leg's weight follows how far this query's vector can be
+// trusted, not only what its model earned. A space of 1,000 texts whose cosines with the
+// query sit at 0.3 ± 0.04: the best of them by chance comes near 0.45, the chance level
+// near 0.48. A vector whose best find comes below the expected best (0.45) does not stand out.
+func TestPerQueryTrust(t *testing.T) {
+	cfg := defaultConfig
+	cfg.Weights.Semantic = 1.5
+	texts := []string{"the shuttle bus leaves from gate 4", "Ada moved to Lisbon", "the car needs new tyres",
+		"coffee with Nate on Friday", "snow is forecast for the weekend"}
+	const query = "when is the coffee break before the shuttle"
+	words := map[int]float64{3: 4.0, 0: 1.0}
+	stats := CosineStats{N: 990, Mean: 0.3, SD: 0.04}
+	for _, tc := range []struct {
+		name     string
+		model    Model
+		semantic map[int]float64
+		want     []int64
+	}{
+		// The query embedded as noise: its best finds are chance's, and the words' answers
+		// sit at the mean. The words' answers stand as they are, with nothing added.
+		{"a noise vector changes nothing", strongModel, map[int]float64{1: 0.44, 2: 0.43, 0: 0.31, 3: 0.29}, []int64{4, 1}},
+		// A weak model's real vector: its best find is no better than chance's, but it puts
+		// the words' second answer as high, which chance gives the best of two texts
+		// rarely. Trusted, it lifts that answer over the first, and its near find joins.
+		{"a vector that agrees with the words is trusted", strongModel, map[int]float64{1: 0.456, 0: 0.47, 3: 0.29}, []int64{1, 4, 2}},
+		// A model that only supports, trusted, appends its near find after the words'
+		// answers and leaves their order alone.
+		{"a trusted supporting model appends its near find", Model{ProbeMean: 0.3, ProbeSD: 0.04},
+			map[int]float64{1: 0.456, 0: 0.49, 3: 0.29}, []int64{4, 1, 2}},
+		{"an untrusted supporting model appends what clears the noise only", Model{ProbeMean: 0.3, ProbeSD: 0.04},
+			map[int]float64{1: 0.44, 0: 0.31, 3: 0.29}, []int64{4, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fixture{texts: texts, words: words, semantic: tc.semantic, scope: 1000}.source(query)
+			src.SemanticStats = stats
+			res := Rank(Query{Model: tc.model, Asked: len(src.LexicalTerms)}, []*Source{src}, cfg)
+			if got := keysOf(res.Hits); !equalIDs(got, tc.want) {
+				t.Errorf("hits = %v, want %v (scores %v)", got, tc.want, scoresOf(res.Hits))
+			}
+			// The words' second answer scores its lexical 0.25 alone unless the vector of a
+			// leading model is trusted.
+			trusted := len(tc.want) > 2 && tc.model.Leading
+			for _, h := range res.Hits {
+				if h.Key.ID == 1 && (h.Score > 0.25+1e-9) != trusted {
+					t.Errorf("the words' second answer scores %.3f: trusted %v", h.Score, trusted)
+				}
+			}
+		})
+	}
+}
+
+func scoresOf(hits []Hit) []float64 {
+	out := make([]float64, len(hits))
+	for i, h := range hits {
+		out[i] = h.Score
+	}
+	return out
 }

@@ -7,6 +7,12 @@
 //     document by shingles of its normalized text;
 //   - every query on the mean direction of its relevant documents, mixed with a direction of
 //     its own: Quality is the cosine weight of the relevant part, 1 a perfect model, 0 noise;
+//   - a share of the queries (NoiseShare, a fixed subset chosen by their text) on their own
+//     direction alone, as a real model embeds a name, a code or a typo: noise whatever the
+//     quality, which only per-query trust can tell;
+//   - every paraphrase (AddParaphrase: the engine's calibration probes) like a query of
+//     ProbeQuality: a model can tell general-language paraphrases better, or worse, than it
+//     finds a store's answers, and the calibration only sees the probes;
 //   - every other text on its own direction.
 //
 // Every vector also shares one common direction, with cosine Baseline between unrelated
@@ -30,6 +36,11 @@ type Config struct {
 	Quality float64
 	// Baseline in [0, 1): the cosine of two unrelated texts, on average (default 0).
 	Baseline float64
+	// ProbeQuality is Quality for paraphrases (AddParaphrase); 0: Quality.
+	ProbeQuality float64
+	// NoiseShare in [0, 1] is the share of queries that embed on their own direction alone
+	// (chosen by a hash of their text, so the same queries every run).
+	NoiseShare float64
 	// Seed varies every direction (a different model of the same quality).
 	Seed uint64
 }
@@ -51,6 +62,8 @@ type Model struct {
 	// queryShingles finds a query whose text the engine cut (its time words, say).
 	queries       map[string][]weighted
 	queryShingles map[uint64]string
+	// paraphrases are the query keys AddParaphrase registered: they embed at ProbeQuality.
+	paraphrases map[string]bool
 }
 
 type weighted struct {
@@ -65,8 +78,13 @@ func New(cfg Config) *Model {
 	}
 	cfg.Quality = min(max(cfg.Quality, 0), 1)
 	cfg.Baseline = min(max(cfg.Baseline, 0), 0.99)
+	if cfg.ProbeQuality <= 0 {
+		cfg.ProbeQuality = cfg.Quality
+	}
+	cfg.ProbeQuality = min(cfg.ProbeQuality, 1)
+	cfg.NoiseShare = min(max(cfg.NoiseShare, 0), 1)
 	return &Model{cfg: cfg, shingles: map[uint64]int32{}, groupOf: map[string]int32{}, byText: map[uint64]int32{},
-		queries: map[string][]weighted{}, queryShingles: map[uint64]string{}}
+		queries: map[string][]weighted{}, queryShingles: map[uint64]string{}, paraphrases: map[string]bool{}}
 }
 
 // Shingles: windows of shingleRunes runes of the normalized text; a document keeps every
@@ -128,6 +146,27 @@ func (m *Model) AddParaphrase(a, b string) {
 	id := "paraphrase:" + a
 	m.AddDocument(id, a)
 	m.AddQuery(b, map[string]float64{id: 1})
+	m.mu.Lock()
+	m.paraphrases[string(normalize(b))] = true
+	m.mu.Unlock()
+}
+
+// NoiseQuery says whether query (as given to AddQuery) is one of the NoiseShare queries
+// that embed on their own direction alone.
+func (m *Model) NoiseQuery(query string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.noiseKey(string(normalize(query)))
+}
+
+// noiseKey is NoiseQuery of a normalized key; the caller holds m.mu.
+func (m *Model) noiseKey(key string) bool {
+	if m.cfg.NoiseShare <= 0 || m.paraphrases[key] {
+		return false
+	}
+	h := fnv.New64a()
+	h.Write([]byte("noise:" + key))
+	return float64(h.Sum64()%10000) < m.cfg.NoiseShare*10000
 }
 
 func (m *Model) group(id string) int32 {
@@ -155,6 +194,13 @@ func (m *Model) Embed(text string) []float32 {
 	if !isQuery {
 		doc = m.findDocument(norm)
 	}
+	q := m.cfg.Quality
+	switch {
+	case isQuery && m.paraphrases[key]:
+		q = m.cfg.ProbeQuality
+	case isQuery && m.noiseKey(key):
+		q = 0
+	}
 	m.mu.RUnlock()
 	dims := m.cfg.Dims
 	own := direction(m.cfg.Seed, "text:"+key, dims)
@@ -166,7 +212,6 @@ func (m *Model) Embed(text string) []float32 {
 			addScaled(target, direction(m.cfg.Seed, m.groupName(r.group), dims), r.weight)
 		}
 		unit(target)
-		q := m.cfg.Quality
 		specific = make([]float64, dims)
 		addScaled(specific, target, q)
 		addScaled(specific, own, math.Sqrt(1-q*q))

@@ -1,6 +1,7 @@
 package simembed
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -67,5 +68,37 @@ func TestCopiesOfOneTextAreOneDocument(t *testing.T) {
 	m.AddQuery("Where did I go hiking?", map[string]float64{"q2/d7": 1})
 	if got := cos(m.Embed("Where did I go hiking?"), m.Embed(text)); got < 0.9 {
 		t.Errorf("cos(query, its relevant copy) = %.3f, want near 0.93", got)
+	}
+}
+
+func TestNoiseShareQueriesKnowNothing(t *testing.T) {
+	const n = 400
+	m := New(Config{Dims: 256, Quality: 0.9, Baseline: 0.3, NoiseShare: 0.25, ProbeQuality: 0.5})
+	m.AddParaphrase("The flight was delayed by two hours.", "Our plane left two hours late.")
+	noise := 0
+	for i := range n {
+		doc, query := fmt.Sprintf("document number %d about topic %d", i, i*7), fmt.Sprintf("question %d on topic %d", i, i*7)
+		m.AddDocument(fmt.Sprint(i), doc)
+		m.AddQuery(query, map[string]float64{fmt.Sprint(i): 1})
+		got := cos(m.Embed(query), m.Embed(doc))
+		if m.NoiseQuery(query) {
+			noise++
+			if math.Abs(got-0.3) > 0.2 {
+				t.Errorf("noise query %d: cos(query, relevant) = %.3f, want near the baseline 0.3", i, got)
+			}
+		} else if want := 0.3 + 0.7*0.9; math.Abs(got-want) > 0.1 {
+			t.Errorf("query %d: cos(query, relevant) = %.3f, want near %.3f", i, got, want)
+		}
+	}
+	if share := float64(noise) / n; math.Abs(share-0.25) > 0.07 {
+		t.Errorf("%d of %d queries embed as noise (%.2f), want about 0.25", noise, n, share)
+	}
+	// A paraphrase is never noise, and embeds at ProbeQuality.
+	if m.NoiseQuery("Our plane left two hours late.") {
+		t.Error("a paraphrase probe was chosen as a noise query")
+	}
+	got := cos(m.Embed("Our plane left two hours late."), m.Embed("The flight was delayed by two hours."))
+	if want := 0.3 + 0.7*0.5; math.Abs(got-want) > 0.1 {
+		t.Errorf("cos(paraphrase, original) = %.3f, want near %.3f (probe quality 0.5)", got, want)
 	}
 }

@@ -30,6 +30,8 @@ func main() {
 		return nil
 	})
 	quality := flag.Float64("quality", 0.9, "0 (noise) .. 1 (perfect)")
+	probeQuality := flag.Float64("probe-quality", 0, "quality on the engine's paraphrase probes (0: -quality)")
+	noiseShare := flag.Float64("noise-share", 0, "share of queries that embed as noise (a fixed subset)")
 	baseline := flag.Float64("baseline", 0.3, "cosine between unrelated texts")
 	dims := flag.Int("dims", 256, "vector width")
 	name := flag.String("model", "sim", "model name")
@@ -45,7 +47,8 @@ func main() {
 		return nil
 	})
 	flag.Parse()
-	m := simembed.New(simembed.Config{Dims: *dims, Quality: *quality, Baseline: *baseline})
+	m := simembed.New(simembed.Config{Dims: *dims, Quality: *quality, Baseline: *baseline,
+		ProbeQuality: *probeQuality, NoiseShare: *noiseShare})
 	for _, p := range probes.Paraphrases() {
 		m.AddParaphrase(p[0], p[1])
 	}
@@ -63,7 +66,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	fmt.Printf("simulated model %q (quality %.2f, baseline %.2f, %d dims, sets %s) on %s\n", *name, *quality, *baseline, *dims, strings.Join(sets, ", "), srv.Host())
+	fmt.Printf("simulated model %q (quality %.2f, probe quality %.2f, noise share %.2f, baseline %.2f, %d dims, sets %s) on %s\n", *name, *quality, *probeQuality, *noiseShare, *baseline, *dims, strings.Join(sets, ", "), srv.Host())
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt)
 	<-stop
