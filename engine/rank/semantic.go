@@ -228,9 +228,15 @@ func (j semanticJudgement) leg(finds []Score, cosines map[Key]float64, primary [
 		best = max(best, f.Raw)
 	}
 	trust := 0.0
-	if j.sd > 0 {
+	switch {
+	case j.sd > 0:
 		standout := (best - j.chance) / j.sd
 		trust = min(max((standout+chanceMargin)/leadSpan, 0), 1)
+	case j.leading && best > j.chance:
+		// No spread at all (a leading model whose probes are all at one cosine, and too few
+		// texts to measure the space): a find above the chance level stands out all the
+		// way. A supporting leg without a spread appends what clears its noise (trust 0).
+		trust = 1
 	}
 	trust = max(trust, j.agreement(cosines, primary))
 	ref := j.ref
