@@ -621,7 +621,9 @@ func (s *liveSearch) start(quiet bool) {
 		// words shown.
 		second := req
 		second.MeaningWait = meaningWait
-		full, err := s.b.Recall(ctx, second)
+		// fullErr, not err: the first answer's closure, still to run on the UI goroutine,
+		// reads err.
+		full, fullErr := s.b.Recall(ctx, second)
 		s.t.do(func() {
 			if gen != s.gen {
 				return
@@ -629,11 +631,11 @@ func (s *liveSearch) start(quiet bool) {
 			if s.landed() {
 				defer s.again()
 			}
-			if err != nil {
+			if fullErr != nil {
 				// The lexical answer stays: it is right as far as it goes, and an error in
 				// place of it would take away what the person is reading.
 				if s.log != nil {
-					s.log.Warn("the answer by meaning failed; the answer by words stays", "err", err)
+					s.log.Warn("the answer by meaning failed; the answer by words stays", "err", fullErr)
 				}
 				return
 			}
