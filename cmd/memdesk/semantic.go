@@ -150,35 +150,22 @@ func (s *semantic) state() string {
 // (recall, stats, vectors-diagnose) after a bounded look at the model, and adds the stale
 // vector count to the leg's state: a ready model with vectors missing answers only for the
 // rest.
-func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) error) (err error) {
-	sem, err := c.checkSemantic(ctx)
-	if err != nil {
-		return err
-	}
-	if sem != nil {
-		defer sem.stop()
-	}
-	e, err := c.openEngineWith(ctx, sem.options(c.engineOptions()))
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := e.Close(); err == nil {
-			err = cerr
+func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) error) error {
+	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
+		if sem.ready() {
+			if d, derr := e.DiagnoseVectors(ctx); derr == nil && d.Stale > 0 {
+				sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
+					d.Stale, d.Stale+d.Current)
+			}
 		}
-	}()
-	if sem.ready() {
-		if d, derr := e.DiagnoseVectors(ctx); derr == nil && d.Stale > 0 {
-			sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
-				d.Stale, d.Stale+d.Current)
-		}
-	}
-	return fn(e)
+		return fn(e)
+	})
 }
 
-// withWritingEngine opens the engine for a one-shot command that writes (remember, edit, kb
-// add) after a bounded look at the model, so that what it writes can be embedded at once
-// (see embedWritten); sem is nil when the configuration disables the semantic leg.
+// withWritingEngine opens the engine for a one-shot command after a bounded look at the
+// model: a command that writes (remember, edit, kb add) gets sem, so that what it writes can
+// be embedded at once (see embedWritten), and withCheckedEngine builds on it for the ones that
+// read. sem is nil when the configuration disables the semantic leg.
 func (c *cli) withWritingEngine(ctx context.Context, fn func(e *engine.Engine, sem *semantic) error) (err error) {
 	sem, err := c.checkSemantic(ctx)
 	if err != nil {
