@@ -308,6 +308,7 @@ func (e *Engine) Warm(ctx context.Context) {
 	if err != nil && ctx.Err() == nil {
 		e.log.Warn("could not read the word index ahead of the first search", "err", err)
 	}
+	e.saveLexiconCopy(ctx)
 	// The spelling filter reads the whole vocabulary (0.5 s at 64k chunks): better now than
 	// on the first query that finds nothing.
 	if _, err := e.vocab.filter(ctx, e.st, e.opts.Now()); err != nil && ctx.Err() == nil {

@@ -118,6 +118,7 @@ func (e *Engine) wantCompaction() { wake(e.compactWanted) }
 func (e *Engine) compactWhenWanted(ctx context.Context) {
 	for {
 		e.compactIfDue(ctx)
+		e.saveLexiconCopy(ctx)
 		select {
 		case <-ctx.Done():
 			return

@@ -219,7 +219,7 @@ func Open(ctx context.Context, path string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.New(st), entitiesWanted: make(chan struct{}, 1),
+	e := &Engine{st: st, opts: opts, log: opts.Logger, lex: lexicon.NewWithCopy(st, st), entitiesWanted: make(chan struct{}, 1),
 		compactWanted: make(chan struct{}, 1), embedWanted: make(chan struct{}, 1),
 		parser: ingest.NewParser(opts.PDFCacheDir), embedPage: embedPageSize}
 	e.vectors.log = e.log
@@ -244,6 +244,12 @@ func (e *Engine) Close() error {
 	// both read the store, and a measurement writes it.
 	e.vectors.close()
 	e.calib.close()
+	// A process that loaded a large store's owners whole leaves their copy for the next one
+	// (a CLI recall starts from it in 10 ms instead of 260). Bounded: a writer holding the
+	// database only costs the next process that load.
+	ctx, cancel := context.WithTimeout(context.Background(), lexiconCopyWait)
+	e.saveLexiconCopy(ctx)
+	cancel()
 	// PDFium holds no data of the user's, so failing to close it is only logged: the
 	// database's error is the one that matters.
 	if err := e.parser.Close(); err != nil {
@@ -253,6 +259,20 @@ func (e *Engine) Close() error {
 		return fmt.Errorf("close database: %w", err)
 	}
 	return nil
+}
+
+// lexiconCopyWait bounds how long Close waits to save the word index's owner tables.
+const lexiconCopyWait = 2 * time.Second
+
+// saveLexiconCopy saves the word index's copy of its owner tables when it holds a state
+// worth saving (lexicon.Index.CopyWanted). A failure is logged: the copy is a cache.
+func (e *Engine) saveLexiconCopy(ctx context.Context) {
+	if e.st.ReadOnly() || !e.lex.CopyWanted() {
+		return
+	}
+	if err := e.lex.SaveCopy(ctx); err != nil {
+		e.log.Debug("the word index's owner tables were not saved; the next process reads them whole", "err", err)
+	}
 }
 
 // Path is the database file the engine works on.

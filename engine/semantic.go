@@ -357,6 +357,23 @@ func (e *Engine) DiagnoseVectors(ctx context.Context) (VectorsDiagnosis, error) 
 	return VectorsDiagnosis{Fingerprint: fp, VectorDiagnosis: d}, nil
 }
 
+// VectorCoverage counts the texts a search meets and how many of them have no vector in the
+// current model's space yet: DiagnoseVectors' Current+Stale and Stale, from counts (see
+// store.VectorCoverage), for a one-shot command that only says how much the semantic leg
+// cannot see.
+func (e *Engine) VectorCoverage(ctx context.Context) (owners, missing int, err error) {
+	fp, ok := e.semanticReady()
+	if !ok {
+		return 0, 0, fmt.Errorf("count vectors: semantic %s: %w", e.opts.SemanticState(), ErrSemanticOff)
+	}
+	owners, missing, err = e.st.VectorCoverage(ctx, fp)
+	if err != nil {
+		return 0, 0, err
+	}
+	e.noteVectors(fp, store.VectorDiagnosis{Current: owners - missing, Stale: missing})
+	return owners, missing, nil
+}
+
 func (e *Engine) vectorsDiagnose(ctx context.Context, _ AdminRequest) (AdminResult, error) {
 	fp, ok := e.semanticReady()
 	if !ok {

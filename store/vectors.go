@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Vectors: one row per fact or chunk, in the vector space (fingerprint) it was made in. The
@@ -389,6 +390,87 @@ func (s *Store) DiagnoseVectors(ctx context.Context, fingerprint string) (Vector
 		return VectorDiagnosis{}, fmt.Errorf("diagnose vectors: %w", err)
 	}
 	return d, nil
+}
+
+// VectorCoverage counts the owners a search meets (active facts, chunks of documents in a
+// person's space) and how many of them have no vector in fingerprint: DiagnoseVectors'
+// Current+Stale and Stale, for a one-shot recall that only says how much its semantic leg
+// cannot see. It counts over indexes (75 ms of a 300 ms recall at 100k facts, against 190 ms
+// for the whole diagnosis) and keeps the counts in meta with the marks of both change logs:
+// until a text or a vector changes, the next process reads them back.
+//
+// It relies on what the triggers of schema v5 keep true: a fact's vectors go when it stops
+// being active, a chunk's when it is deleted. Vectors a store kept from before them
+// (DiagnoseVectors' orphans) would make it count too few missing.
+func (s *Store) VectorCoverage(ctx context.Context, fingerprint string) (owners, missing int, err error) {
+	var mark, kept string
+	err = s.readTx(ctx, func(tx *sql.Tx) error {
+		var seq int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
+			return err
+		}
+		facts, err := vectorMark(ctx, tx, KindFact)
+		if err != nil {
+			return err
+		}
+		chunks, err := vectorMark(ctx, tx, KindChunk)
+		if err != nil {
+			return err
+		}
+		mark = fmt.Sprintf("%d %d %d %s", seq, facts.Generation, chunks.Generation, fingerprint)
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vector_coverage'`).Scan(&kept); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if m, ok := strings.CutPrefix(kept, mark+"\n"); ok {
+			if _, err := fmt.Sscan(m, &owners, &missing); err == nil {
+				return nil
+			}
+		}
+		kept = ""
+		owners, missing, err = countCoverage(ctx, tx, fingerprint)
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("count the vectors: %w", err)
+	}
+	if kept == "" && !s.ReadOnly() {
+		// Kept for the next process if the database is free now: a recall does not wait
+		// for another process's write to finish, for a cache.
+		wctx, cancel := context.WithTimeout(ctx, coverageWriteWait)
+		defer cancel()
+		_ = s.write(wctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(wctx, `INSERT INTO meta(key, value) VALUES ('vector_coverage', ?)
+				ON CONFLICT(key) DO UPDATE SET value = excluded.value`, fmt.Sprintf("%s\n%d %d", mark, owners, missing))
+			return err
+		})
+	}
+	return owners, missing, nil
+}
+
+// coverageWriteWait bounds how long VectorCoverage waits for the database to keep its counts.
+const coverageWriteWait = 50 * time.Millisecond
+
+// countCoverage is VectorCoverage's count, in tx.
+func countCoverage(ctx context.Context, tx *sql.Tx, fingerprint string) (owners, missing int, err error) {
+	var facts, chunks, factVecs, chunkVecs, reservedVecs int
+	for _, c := range []struct {
+		n    *int
+		q    string
+		args []any
+	}{
+		{&facts, `SELECT count(*) FROM facts WHERE status = 'active'`, nil},
+		{&chunks, `SELECT count(*) FROM chunks WHERE doc_id IN (SELECT d.id FROM documents d WHERE ` + notReserved + `)`, nil},
+		{&factVecs, `SELECT count(*) FROM vectors WHERE fingerprint = ? AND owner_kind = 'fact'`, []any{fingerprint}},
+		{&chunkVecs, `SELECT count(*) FROM vectors WHERE fingerprint = ? AND owner_kind = 'chunk'`, []any{fingerprint}},
+		// The chunks of documents being staged or removed: few, and not met by a search.
+		{&reservedVecs, `SELECT count(*) FROM chunks c JOIN vectors v ON v.owner_kind = 'chunk' AND v.owner_id = c.id AND v.fingerprint = ?
+			WHERE c.doc_id IN (SELECT d.id FROM documents d WHERE NOT (` + notReserved + `))`, []any{fingerprint}},
+	} {
+		if err := tx.QueryRowContext(ctx, c.q, c.args...).Scan(c.n); err != nil {
+			return 0, 0, err
+		}
+	}
+	return facts + chunks, max(facts-factVecs, 0) + max(chunks-(chunkVecs-reservedVecs), 0), nil
 }
 
 // diagnoseKind counts the owners and vectors of one kind into d.

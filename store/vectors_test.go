@@ -256,3 +256,80 @@ func TestMigrateLogsVectorChanges(t *testing.T) {
 		t.Errorf("VectorChangesSince after migrating = %+v, %v; want fact 2's new vector", d, err)
 	}
 }
+
+// TestVectorCoverageCountsWhatDiagnoseDoes: the counts a one-shot recall reads are
+// DiagnoseVectors' (current + stale owners, and stale) through every change that moves them:
+// vectors in this space and another, a zero marker, a forgotten fact, a document being
+// staged, an edit; and a count kept from before a change is not read back after it.
+func TestVectorCoverageCountsWhatDiagnoseDoes(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	f1, _, _ := s.AddFact(ctx, "default", NewFact{Content: "alpha", Hash: "h1"})
+	f2, _, _ := s.AddFact(ctx, "default", NewFact{Content: "beta", Hash: "h2"})
+	f3, _, _ := s.AddFact(ctx, "work", NewFact{Content: "gamma", Hash: "h3"})
+	put := func(in DocumentInput) []Chunk {
+		t.Helper()
+		doc, _, err := s.PutDocument(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := s.Chunks(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chunks
+	}
+	shown := put(DocumentInput{Space: "default", Path: "/d.md", Title: "d", Format: "markdown", Hash: "x", Bytes: 1,
+		Chunks: []Chunk{{Ordinal: 0, Text: "chunk one"}, {Ordinal: 1, Text: "chunk two"}}})
+	staged := put(DocumentInput{Space: "default", Path: "/e.md", Title: "e", Format: "markdown", Hash: "y", Bytes: 1,
+		Chunks: []Chunk{{Ordinal: 0, Text: "staged chunk"}}})
+	check := func(when string) {
+		t.Helper()
+		d, err := s.DiagnoseVectors(ctx, fpA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // counted, then read back from meta
+			owners, missing, err := s.VectorCoverage(ctx, fpA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if owners != d.Current+d.Stale || missing != d.Stale {
+				t.Fatalf("%s: coverage %d owners, %d missing; DiagnoseVectors says %d and %d (%+v)",
+					when, owners, missing, d.Current+d.Stale, d.Stale, d)
+			}
+		}
+	}
+	check("no vectors")
+	if _, err := s.PutVectors(ctx, fpA, []Vector{
+		{Kind: KindFact, ID: f1, Text: "alpha", Vec: []float32{1, 0, 0}},
+		{Kind: KindFact, ID: f2, Text: "beta"}, // zero marker
+		{Kind: KindChunk, ID: shown[0].ID, Text: "chunk one", Vec: []float32{0, 0, 1}},
+		{Kind: KindChunk, ID: staged[0].ID, Text: "staged chunk", Vec: []float32{0, 1, 0}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutVectors(ctx, fpB, []Vector{{Kind: KindFact, ID: f3, Text: "gamma", Vec: []float32{0, 1, 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	check("vectors in two spaces")
+	if _, err := s.db.ExecContext(ctx, `UPDATE documents SET space = char(1) || 'import' WHERE path = '/e.md'`); err != nil {
+		t.Fatal(err)
+	}
+	check("a document being staged")
+	if _, err := s.SetFactStatus(ctx, f1, "deleted"); err != nil {
+		t.Fatal(err)
+	}
+	check("a forgotten fact")
+	if _, err := s.EditFact(ctx, f2, NewFact{Content: "beta, edited", Hash: "h2b"}); err != nil {
+		t.Fatal(err)
+	}
+	check("an edit")
+	if _, err := s.PutVectors(ctx, fpA, []Vector{{Kind: KindFact, ID: f3, Text: "gamma", Vec: []float32{1, 1, 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	check("a vector written")
+	if owners, missing, _ := s.VectorCoverage(ctx, fpA); owners != 4 || missing != 2 {
+		t.Fatalf("at the end %d owners, %d missing; want 4 (facts 2 and 3, the shown chunks) and 2 (fact %d edited, chunk two)", owners, missing, f2)
+	}
+}

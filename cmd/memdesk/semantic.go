@@ -153,9 +153,9 @@ func (s *semantic) state() string {
 func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) error) error {
 	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
 		if sem.ready() {
-			if d, derr := e.DiagnoseVectors(ctx); derr == nil && d.Stale > 0 {
+			if owners, missing, err := e.VectorCoverage(ctx); err == nil && missing > 0 {
 				sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
-					d.Stale, d.Stale+d.Current)
+					missing, owners)
 			}
 		}
 		return fn(e)

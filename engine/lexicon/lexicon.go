@@ -11,8 +11,9 @@
 //   - the postings of the terms queries ask for, read from FTS5 on first use and patched in
 //     place as owners change, within a memory budget.
 //
-// A process that opens the store for one recall (the CLI) pays the one scan and a read per
-// query term; a long-lived one (the app, the MCP server) answers from memory. Every process
+// A process that opens the store for one recall (the CLI) starts from the copy of the owner
+// tables a process before it saved in the store (copy.go) and pays a read per query term; a
+// long-lived one (the app, the MCP server) answers from memory. Every process
 // sees every other's writes: each Search first applies what the change log says happened.
 package lexicon
 
@@ -84,6 +85,15 @@ type Index struct {
 	searching atomic.Int32
 	warmMu    sync.Mutex
 	stopWarm  context.CancelFunc
+
+	// keeper holds the copy of the owner tables a new process starts from (copy.go); nil
+	// keeps none. copyTried: this process looked for it already (only its first load does;
+	// after Forget the index trusts nothing it did not read). copyWanted: a whole load made
+	// a state worth saving; sinceCopy counts owners changed since the copy was read or saved.
+	keeper     CopyKeeper
+	copyTried  bool
+	copyWanted bool
+	sinceCopy  int
 }
 
 // lockForSearch takes mu for a search: ahead of WarmCommon, whose read in progress is
@@ -102,6 +112,12 @@ func (x *Index) lockForSearch() {
 // New returns an index over rd. It reads nothing until the first Search.
 func New(rd Reader) *Index {
 	return &Index{rd: rd}
+}
+
+// NewWithCopy is New with a keeper of the owner tables' copy: the first load starts from
+// the copy when it can, and SaveCopy saves one (copy.go).
+func NewWithCopy(rd Reader, keeper CopyKeeper) *Index {
+	return &Index{rd: rd, keeper: keeper}
 }
 
 // Warm loads the owners now, so the first Search does not: a process that will answer
@@ -426,6 +442,12 @@ func (k *kindIndex) scratch() {
 // refresh brings the index up to the store's last change: a whole load the first time or
 // when the index fell too far behind, else the changes one by one.
 func (x *Index) refresh(ctx context.Context) error {
+	if !x.loaded && !x.copyTried && x.keeper != nil {
+		x.copyTried = true
+		if _, err := x.loadCopy(ctx); err != nil {
+			return err
+		}
+	}
 	last, err := x.rd.LastChange(ctx)
 	if err != nil {
 		return err
@@ -464,6 +486,7 @@ func (x *Index) load(ctx context.Context) error {
 		kinds[kind] = k
 	}
 	x.kinds, x.seq, x.loaded = kinds, seq, true
+	x.copyWanted, x.sinceCopy = kinds[store.KindFact].all.n+kinds[store.KindChunk].all.n >= copyMinOwners, 0
 	return nil
 }
 
@@ -490,6 +513,7 @@ func (x *Index) apply(ctx context.Context, changes []store.Change) error {
 	}
 	for kind, list := range ids {
 		k := x.kinds[kind]
+		x.sinceCopy += len(list)
 		owners, texts, err := x.rd.OwnersByID(ctx, kind, list)
 		if err != nil {
 			return err

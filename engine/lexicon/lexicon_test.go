@@ -16,10 +16,15 @@ import (
 	"github.com/memdesk/memdesk/store"
 )
 
-func openStore(t *testing.T, path string) *store.Store {
-	t.Helper()
+// storeOptions are the store's options as the engine's analysis sets them.
+func storeOptions() store.Options {
 	words := func(s string) string { w, _ := analysis.IndexText(s); return w }
-	st, err := store.Open(context.Background(), path, store.Options{Words: words, WordCount: analysis.Length, WordsVersion: analysis.Version})
+	return store.Options{Words: words, WordCount: analysis.Length, WordsVersion: analysis.Version}
+}
+
+func openStore(t testing.TB, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), path, storeOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +32,7 @@ func openStore(t *testing.T, path string) *store.Store {
 	return st
 }
 
-func add(t *testing.T, st *store.Store, space, text string) int64 {
+func add(t testing.TB, st *store.Store, space, text string) int64 {
 	t.Helper()
 	id, _, err := st.AddFact(context.Background(), space, store.NewFact{Content: text, Hash: space + "/" + text})
 	if err != nil {
@@ -205,7 +210,7 @@ func TestBestKeepsTheLimitBestInOrder(t *testing.T) {
 	}
 }
 
-func addWithEntities(t *testing.T, st *store.Store, space, text string, names ...string) int64 {
+func addWithEntities(t testing.TB, st *store.Store, space, text string, names ...string) int64 {
 	t.Helper()
 	id, _, err := st.AddFact(context.Background(), space, store.NewFact{Content: text, Hash: space + "/" + text,
 		Entities: &store.Entities{Version: 1, Names: names}})
