@@ -51,12 +51,13 @@ type coverage struct {
 }
 
 // clauseBits is a clause with its units spelled in the source's term bits, and the units'
-// indices most specific first (ties: the earlier): its topic is the first topicUnits.
+// indices most specific first (ties: the earlier): its topic is the first topic of them.
 type clauseBits struct {
 	clause   *Clause
 	total    float64
 	units    []unitBits
 	specific []int
+	topic    int
 	// unknownTopic: the clause's topic is something the store never mentions (unknownTopic);
 	// a text holding its other words answers it only if it holds most of the clause.
 	unknownTopic bool
@@ -123,6 +124,7 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 		}
 		if cb.total > 0 {
 			cb.specific = mostSpecificFirst(cl.Units)
+			cb.topic = topicSize(cl.Units, cb.specific)
 			top := cb.specific[0]
 			cb.unknownTopic = unknownTopic(cl.Units, known, top, cb.total)
 			c.clauses = append(c.clauses, cb)
@@ -235,9 +237,24 @@ func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 	return best, at
 }
 
+// topicSize is how many of a clause's units, most specific first (specific), are its topic:
+// topicUnits, and every unit as specific as the last of them. The general-language table
+// cannot rank words it does not know (every one is as specific as a word can be): in a
+// sentence of another language (Indonesian, German) it knows none, and the topic taken in
+// the order they were written was the clause's first three words, whatever they were. A
+// text holding none of them held none of the topic, so a store that holds half of such a
+// sentence's words answered nothing.
+func topicSize(units []Unit, specific []int) int {
+	n := min(topicUnits, len(specific))
+	for n > 0 && n < len(specific) && units[specific[n]].Specificity == units[specific[n-1]].Specificity {
+		n++
+	}
+	return n
+}
+
 // holdsTopic reports whether a candidate holds one of the clause's most specific units.
 func (cb *clauseBits) holdsTopic(cand Candidate, loose bool) bool {
-	for _, i := range cb.specific[:min(topicUnits, len(cb.specific))] {
+	for _, i := range cb.specific[:cb.topic] {
 		if cb.units[i].held(cand, loose) > 0 {
 			return true
 		}

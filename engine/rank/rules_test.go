@@ -279,6 +279,8 @@ func TestCoverageOfAClause(t *testing.T) {
 	long := Clause{Units: []Unit{unit("简约", 5), unit("风格", 5), unit("activ", 9), unit("kinas", 12), unit("x", 12)}}
 	// Four words, the two held being most of them: 10 of 19.
 	wide := Clause{Units: []Unit{unit("简约", 5), unit("风格", 5), unit("activ", 4.5), unit("kinas", 4.5)}}
+	// Five words no better known than any other; the text holds the last two.
+	foreign := Clause{Units: []Unit{unit("mereka", 17), unit("memang", 17), unit("tanya", 17), unit("风格", 17), unit("kinas", 17)}}
 	cases := []struct {
 		name    string
 		clauses []Clause
@@ -314,6 +316,9 @@ func TestCoverageOfAClause(t *testing.T) {
 		{"common words without the topic", []Clause{long}, Candidate{Terms: 0b00011}, false, 0},
 		{"one topic word", []Clause{long}, Candidate{Terms: 0b01000}, false, 9.0 / 43},
 		{"most of the clause without its topic", []Clause{wide}, Candidate{Terms: 0b00011}, false, 10.0 / 19},
+		// A sentence of words the table does not know (another language: Mereka tanya
+		// soal rute...): all equally specific, all its topic, not the first three written.
+		{"words the table cannot rank", []Clause{foreign}, Candidate{Terms: 0b10010}, false, 34.0 / 85},
 	}
 	for _, tc := range cases {
 		got, _ := newCoverage(tc.clauses, src).of(tc.c, tc.loose)
