@@ -235,6 +235,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		wg.Go(func() { _ = e.runSemantic(ctx) })
 	}
 	if err := e.catchUp(ctx); err != nil {
+		if ctx.Err() != nil {
+			// Cancelled mid-sweep: the owner stopped Run, which is no failure (the vectors'
+			// catch-up, which does not wait for the sweep, may have finished first).
+			return nil
+		}
 		return err
 	}
 	wg.Go(func() { e.sweepEntitiesWhenWanted(ctx) })
