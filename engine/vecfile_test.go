@@ -1,18 +1,22 @@
 package engine
 
 import (
+	stdcmp "cmp"
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memdesk/memdesk/engine/leg"
+	"github.com/memdesk/memdesk/engine/rank"
 	"github.com/memdesk/memdesk/store"
 )
 
@@ -77,14 +81,75 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 				normalizeVector(q)
 			}
 
-			// check compares the streamed answers with a freshly loaded index's.
-			check := func(step string, wantNoise bool) {
+			// exactHits is the exact float32 search over the store's vectors now: every
+			// vector normalized as the index does, every cosine computed, no int8 pass.
+			exactHits := func(q []float32, limit int) []leg.VectorHit {
 				t.Helper()
-				var x vectorIndex
+				var out []leg.VectorHit
+				if _, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, func(id int64, v []float32) {
+					if len(v) == len(q) && normalizeVector(v) {
+						out = append(out, leg.VectorHit{ID: id, Cos: min(float64(dot(v, q)), 1)})
+					}
+				}); err != nil {
+					t.Fatal(err)
+				}
+				slices.SortFunc(out, func(a, b leg.VectorHit) int {
+					if c := stdcmp.Compare(b.Cos, a.Cos); c != 0 {
+						return c
+					}
+					return stdcmp.Compare(a.ID, b.ID)
+				})
+				return out[:min(limit, len(out))]
+			}
+			// memory is the index as a small space keeps it: float32 vectors in memory.
+			memory := func() *spaceIndex {
+				t.Helper()
+				s := &spaceIndex{}
+				var err error
+				if s.mark, err = st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, s.add); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			// long is a long-lived process's index over the whole test: loaded once, then
+			// following the change log, its float32 vectors in the copy it loaded.
+			long := &vectorIndex{smallSpace: 1}
+			defer long.close()
+
+			// check compares, with the exact search, the answers of a one-shot stream, of a
+			// freshly loaded long-lived index (from the copy, or from SQLite writing one), of
+			// long, and of the index with its float32 vectors in memory. warmFirst loads the
+			// fresh index before the stream can rebuild the copy. It returns the rows of the
+			// copy the fresh index found damaged.
+			check := func(step string, wantNoise, warmFirst bool) (damaged int) {
+				t.Helper()
+				ref := memory()
+				x := &vectorIndex{smallSpace: 1}
 				defer x.close()
-				idx, err := x.get(ctx, st, key)
+				var fresh *spaceIndex
+				loadFresh := func() {
+					var err error
+					if fresh, err = x.get(ctx, st, key); err != nil {
+						t.Fatal(err)
+					}
+					if !fresh.lean() || fresh.file == nil {
+						t.Fatalf("%s: the fresh index keeps its float32 vectors in memory; want them in the copy", step)
+					}
+				}
+				if warmFirst {
+					loadFresh()
+				}
+				// long catches up in the background past inlineChanges: let it finish.
+				if _, err := long.get(ctx, st, key); err != nil {
+					t.Fatal(err)
+				}
+				long.background.Wait()
+				warm, err := long.get(ctx, st, key)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !warm.lean() || warm.mark != ref.mark {
+					t.Fatalf("%s: the long-lived index is at %+v (lean %v), want %+v and lean", step, warm.mark, warm.lean(), ref.mark)
 				}
 				for qi, q := range queries {
 					for _, limit := range []int{10, 50} {
@@ -92,25 +157,56 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 						if err != nil || !ok {
 							t.Fatalf("%s: streamNearest = %v, %v", step, ok, err)
 						}
-						hits, stats, err := idx.searchIn(ctx, st, key, q, limit)
-						if err != nil {
-							t.Fatal(err)
+						if fresh == nil {
+							loadFresh()
 						}
-						want := make([]leg.VectorHit, len(hits))
-						for i, h := range hits {
-							want[i] = leg.VectorHit{ID: h.id, Cos: h.cos}
+						want := exactHits(q, limit)
+						hitsOf := func(hits []vectorHit) []leg.VectorHit {
+							out := make([]leg.VectorHit, len(hits))
+							for i, h := range hits {
+								out[i] = leg.VectorHit{ID: h.id, Cos: h.cos}
+							}
+							return out
+						}
+						refHits, refStats := ref.search(q, limit)
+						if diff := cmp.Diff(want, hitsOf(refHits)); diff != "" {
+							t.Fatalf("%s, query %d, top %d: the in-memory index differs from the exact search (-exact +index):\n%s", step, qi, limit, diff)
 						}
 						if diff := cmp.Diff(want, got.Hits); diff != "" {
-							t.Fatalf("%s, query %d, top %d: streamed hits differ from the index's (-index +stream):\n%s", step, qi, limit, diff)
+							t.Fatalf("%s, query %d, top %d: streamed hits differ from the exact search (-exact +stream):\n%s", step, qi, limit, diff)
 						}
-						if got.All.N != stats.N || fmt.Sprintf("%.6f %.6f", got.All.Mean, got.All.SD) != fmt.Sprintf("%.6f %.6f", stats.Mean, stats.SD) {
-							t.Errorf("%s: streamed cosine stats %+v, index %+v", step, got.All, stats)
+						sameStats := func(a rank.CosineStats, b cosStats) bool {
+							return a.N == b.N && fmt.Sprintf("%.6f %.6f", a.Mean, a.SD) == fmt.Sprintf("%.6f %.6f", b.Mean, b.SD)
 						}
-						if wantNoise && got.Noise != idx.noise {
-							t.Errorf("%s: streamed noise %v, index %v", step, got.Noise, idx.noise)
+						if !sameStats(got.All, refStats) {
+							t.Errorf("%s: streamed cosine stats %+v, index %+v", step, got.All, refStats)
+						}
+						for _, idx := range []struct {
+							name string
+							s    *spaceIndex
+						}{{"fresh", fresh}, {"long-lived", warm}} {
+							hits, stats, bad, err := idx.s.searchIn(ctx, st, key, q, limit)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if idx.name == "fresh" {
+								damaged += bad
+							} else if bad > 0 {
+								t.Errorf("%s: the long-lived index found %d damaged rows", step, bad)
+							}
+							if diff := cmp.Diff(want, hitsOf(hits)); diff != "" {
+								t.Fatalf("%s, query %d, top %d: the %s index's hits differ from the exact search (-exact +index):\n%s", step, qi, limit, idx.name, diff)
+							}
+							if !sameStats(rank.CosineStats{N: stats.N, Mean: stats.Mean, SD: stats.SD}, refStats) {
+								t.Errorf("%s: the %s index's cosine stats %+v, in memory %+v", step, idx.name, stats, refStats)
+							}
+						}
+						if wantNoise && got.Noise != fresh.noise {
+							t.Errorf("%s: streamed noise %v, index %v", step, got.Noise, fresh.noise)
 						}
 					}
 				}
+				return damaged
 			}
 			path, _ := vecFilePath(st.Path(), key)
 			header := func() vecFileHeader {
@@ -126,11 +222,19 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 				return h
 			}
 
-			check("no copy yet", true)
+			// clean is check for a copy with no damaged rows.
+			clean := func(step string, wantNoise, warmFirst bool) {
+				t.Helper()
+				if damaged := check(step, wantNoise, warmFirst); damaged != 0 {
+					t.Errorf("%s: the fresh index found %d damaged rows in a good copy", step, damaged)
+				}
+			}
+
+			clean("no copy yet", true, false)
 			if h := header(); h.rows != n {
 				t.Fatalf("the copy holds %d rows, want %d", h.rows, n)
 			}
-			check("from the copy", true)
+			clean("from the copy", true, false)
 
 			// A few changes: deletes, rewrites and new facts, applied from the log.
 			for _, i := range []int{3, 500, 1999} {
@@ -141,14 +245,14 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 			put(10, makeVecs(20))
 			put(addFacts(30), makeVecs(30))
 			before := header()
-			check("the copy and a few changes", false)
+			clean("the copy and a few changes", false, false)
 			if h := header(); h.token != before.token {
 				t.Errorf("a few changes rewrote the copy")
 			}
 
 			// Many changes: the copy is rewritten from itself and the log.
 			put(addFacts(fileRewrite+10), makeVecs(fileRewrite+10))
-			check("the copy and many changes", false)
+			clean("the copy and many changes", false, false)
 			mark, err := st.VectorChangesSince(ctx, key.kind, key.space, key.fingerprint, 0, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -158,48 +262,95 @@ func TestStreamingSearchMatchesIndex(t *testing.T) {
 			}
 			// Its rows are in the order of the copy and the log, not the store's, so its
 			// noise sample is another (the index's after the same changes has this order too).
-			check("the rewritten copy", false)
+			clean("the rewritten copy", false, false)
 
-			// A torn copy is rebuilt.
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
+			tear := func(offsets func(h vecFileHeader) []int64) {
+				t.Helper()
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, err := decodeVecFileHeader(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, at := range offsets(h) {
+					b[at] ^= 0x55
+				}
+				if err := os.WriteFile(path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
-			b[len(b)-5] ^= 0x55
-			if err := os.WriteFile(path, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			check("a torn copy", true)
+			// A copy whose codes are torn fails the body's checksum and is rebuilt.
+			tear(func(h vecFileHeader) []int64 {
+				return []int64{vecFileHeaderSize + vecFileCodesSize(blockRows, h.dims) - 5}
+			})
+			clean("a copy with torn codes", true, true)
 			torn := header()
+
+			// A copy whose float32 rows are torn (every row, so that every candidate is one)
+			// loads, but no damaged row is used: they are read from SQLite, and the copy is
+			// rebuilt.
+			everyRow := func(h vecFileHeader) []int64 {
+				v := vecFile{h: h}
+				out := make([]int64, h.rows)
+				for r := range out {
+					out[r] = v.vecOffset(r) + int64(4*(r%h.dims))
+				}
+				return out
+			}
+			tear(everyRow)
+			if damaged := check("a copy with torn float32 rows", false, true); damaged == 0 {
+				t.Errorf("the fresh index found no damaged row in a copy whose every float32 row is torn")
+			}
+			if h := header(); h.token == torn.token {
+				t.Errorf("the stream kept a copy with torn float32 rows; want it rebuilt")
+			}
+			// A long-lived process that finds a damaged row rebuilds its copy in the background.
+			torn = header()
+			tear(everyRow)
+			{
+				x := &vectorIndex{smallSpace: 1}
+				if _, err := (vectorSearch{x: x, st: st}).Nearest(ctx, key.kind, key.space, key.fingerprint, queries[0], 10); err != nil {
+					t.Fatal(err)
+				}
+				x.background.Wait()
+				idx, err := x.get(ctx, st, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, _, damaged, err := idx.searchIn(ctx, st, key, queries[0], 10); err != nil || damaged > 0 {
+					t.Errorf("after a damaged search the long-lived index searches %d damaged rows (%v); want its copy rebuilt", damaged, err)
+				}
+				x.close()
+				if h := header(); h.token == torn.token {
+					t.Errorf("a long-lived index searched a damaged copy and did not rebuild it")
+				}
+				torn = header()
+			}
 
 			// A copy the database does not know (a backup restored under it) is rebuilt.
 			_, name := vecFilePath(st.Path(), key)
 			if err := st.SetVectorCopyToken(ctx, name, "another"); err != nil {
 				t.Fatal(err)
 			}
-			check("a copy of another state", true)
+			clean("a copy of another state", true, false)
 			if h := header(); h.token == torn.token {
 				t.Errorf("a copy whose token the database does not hold was used, not rebuilt")
 			}
 
-			// A copy a long-lived process's lean snapshot wrote after loading from SQLite.
+			// A copy a long-lived process wrote as it loaded the space from SQLite.
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-			lean := &spaceIndex{lean: true}
-			if lean.mark, err = st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, lean.add); err != nil {
+			clean("a copy the index wrote", true, true)
+			s, err := loadSpace(ctx, st, key, true, 1)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if err := lean.measureNoiseIn(ctx, st, key); err != nil {
-				t.Fatal(err)
+			if h := header(); h.rows != s.live() || h.mark != s.mark {
+				t.Errorf("the written copy holds %d rows at %+v, want %d at %+v", h.rows, h.mark, s.live(), s.mark)
 			}
-			if err := lean.writeCopy(ctx, st, key); err != nil {
-				t.Fatal(err)
-			}
-			if h := header(); h.rows != lean.live() || h.mark != lean.mark {
-				t.Errorf("the written copy holds %d rows at %+v, want %d at %+v", h.rows, h.mark, lean.live(), lean.mark)
-			}
-			check("a copy the index wrote", true)
 		})
 	}
 }
@@ -259,28 +410,74 @@ func BenchmarkStreamingSearch(b *testing.B) {
 	}
 }
 
-// BenchmarkLeanVectorSearch is a long-lived process's warm search of a large space: int8
-// codes in memory, the candidates re-scored from SQLite by id. It reports the snapshot's
-// memory per vector (BenchmarkVectorSearch's int8 arm keeps float32 too).
-func BenchmarkLeanVectorSearch(b *testing.B) {
+// warmRounds repeats BenchmarkWarmVectorSearch's arms on the one store it builds, so that on
+// a shared machine they are measured in the same minutes:
+//
+//	go test -run XXX -bench WarmVectorSearch ./engine/ -args -stream-size 100000 -warm-rounds 5
+var warmRounds = flag.Int("warm-rounds", 1, "rounds of BenchmarkWarmVectorSearch's arms")
+
+// BenchmarkWarmVectorSearch is a long-lived process's warm search of a large space, the int8
+// codes in memory and the candidates re-scored exactly from: the copy's float32 rows
+// ("copy", what a large space does), the float32 vectors in memory ("memory", what every
+// space did before and a small one does), or SQLite by id ("store", a copy that cannot be
+// read). It reports the snapshot's memory per vector.
+func BenchmarkWarmVectorSearch(b *testing.B) {
 	ctx := context.Background()
 	st, key := benchStore(b, *streamSize)
 	q := nearQuery(rand.New(rand.NewPCG(5, 6)), clusteredVectors(rand.New(rand.NewPCG(1, 2)), 1, 1024, 300)[0])
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	idx := &spaceIndex{lean: true}
-	if _, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, idx.add); err != nil {
+	if _, err := loadSpace(ctx, st, key, false, 1); err != nil { // writes the copy
 		b.Fatal(err)
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if hits, _, err := idx.searchIn(ctx, st, key, q, candidateLimit); err != nil || len(hits) == 0 {
-			b.Fatal(hits, err)
+	load := map[string]func() *spaceIndex{
+		"copy": func() *spaceIndex {
+			s, err := loadSpace(ctx, st, key, true, 1)
+			if err != nil || s.file == nil {
+				b.Fatal("no copy", err)
+			}
+			return s
+		},
+		"memory": func() *spaceIndex {
+			s, err := loadSpace(ctx, st, key, false, math.MaxInt)
+			if err != nil || s.lean() {
+				b.Fatal("lean", err)
+			}
+			return s
+		},
+		"store": func() *spaceIndex {
+			s := &spaceIndex{}
+			var codes []int8
+			if _, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, func(id int64, vec []float32) {
+				if codes == nil {
+					codes = make([]int8, len(vec))
+				}
+				if normalizeVector(vec) {
+					s.addFileRow(id, quantize(codes, vec), 0, codes)
+				}
+			}); err != nil {
+				b.Fatal(err)
+			}
+			s.sealFileRows(nil)
+			return s
+		},
+	}
+	for range *warmRounds {
+		for _, arm := range []string{"copy", "memory", "store"} {
+			b.Run(arm, func(b *testing.B) {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				idx := load[arm]()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportAllocs()
+				for b.Loop() {
+					if hits, _, damaged, err := idx.searchIn(ctx, st, key, q, candidateLimit); err != nil || len(hits) == 0 || damaged > 0 {
+						b.Fatal(hits, damaged, err)
+					}
+				}
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(idx.rows), "heap-B/vector")
+				runtime.KeepAlive(idx)
+			})
 		}
 	}
-	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(idx.rows), "heap-B/vector")
 }

@@ -28,11 +28,14 @@ import (
 // read in the background while recalls go on with the snapshot they have. Only the first
 // load of a space waits: before it there is nothing to search.
 //
-// Vectors are kept twice: as int8 codes (one scale per vector, symmetric) that a query
-// scans with an integer dot product, a quarter of the memory traffic of float32, and as the
-// float32 vectors that re-score the best candidates exactly. At 100k x 1024 the scan costs
-// 49 ms in float32 and about 5 ms in int8 (BenchmarkVectorSearch), and the exact top hits
-// are the same (TestQuantizedSearchRecall).
+// A query scans int8 codes (one scale per vector, symmetric) with an integer dot product, a
+// quarter of the memory traffic of float32, and re-scores the best candidates exactly from
+// their float32 vectors. At 100k x 1024 the scan costs 49 ms in float32 and about 5 ms in
+// int8 (BenchmarkVectorSearch), and the exact top hits are the same
+// (TestQuantizedSearchRecall). A small space keeps its float32 vectors in memory too; a large
+// one (streamMinOwners) keeps only the codes and reads the candidates' float32 rows from its
+// copy on disk (vecfile.go): 1,040 bytes a vector in memory at 1024 dimensions instead of
+// 5,150 (BenchmarkWarmVectorSearch).
 
 // Index tuning.
 const (
@@ -72,6 +75,17 @@ type vectorIndex struct {
 	closed bool
 	// background counts the catch-ups running in the background.
 	background sync.WaitGroup
+	// smallSpace: a space of fewer owners keeps its float32 vectors in memory; a larger one
+	// re-scores from its copy on disk. 0 means streamMinOwners (tests set less).
+	smallSpace int
+}
+
+// minFileOwners is the size from which a space is searched through its copy.
+func (x *vectorIndex) minFileOwners() int {
+	if x.smallSpace > 0 {
+		return x.smallSpace
+	}
+	return streamMinOwners
 }
 
 type vectorIndexKey struct{ kind, space, fingerprint string }
@@ -162,16 +176,11 @@ func (x *vectorIndex) get(ctx context.Context, st *store.Store, key vectorIndexK
 		}
 	}()
 	if cur = slot.snap.Load(); cur == nil {
-		next, err := loadSpace(ctx, st, key, true)
+		next, err := loadSpace(ctx, st, key, true, x.minFileOwners())
 		if err != nil {
 			return nil, err
 		}
 		slot.snap.Store(next)
-		if next.lean {
-			// Loaded from the copy: recalls search it now, re-scoring from SQLite, while the
-			// float32 vectors that make a warm search fast are read in the background.
-			handedOver = x.catchUpInBackground(ctx, st, key, slot, true)
-		}
 		return next, nil
 	}
 	if cur.mark.Generation == gen {
@@ -213,18 +222,32 @@ func (x *vectorIndex) catchUpInBackground(ctx context.Context, st *store.Store, 
 		defer x.background.Done()
 		defer func() { <-slot.turn }()
 		defer cancel()
-		if err := catchUp(ctx, st, key, slot, whole); err != nil && ctx.Err() == nil && x.log != nil {
+		if err := catchUp(ctx, st, key, slot, whole, x.minFileOwners()); err != nil && ctx.Err() == nil && x.log != nil {
 			x.log.Warn("semantic index catch-up failed; the next recall retries", "kind", key.kind, "space", key.space, "err", err)
 		}
 	}()
 	return true
 }
 
+// reloadInBackground reloads key's space whole in the background (from SQLite, writing a new
+// copy), unless a build already runs: its copy failed a row's checksum.
+func (x *vectorIndex) reloadInBackground(ctx context.Context, st *store.Store, key vectorIndexKey) {
+	slot := x.slot(key)
+	select {
+	case slot.turn <- struct{}{}:
+	default:
+		return // a build runs; the next damaged read asks again
+	}
+	if !x.catchUpInBackground(ctx, st, key, slot, true) {
+		<-slot.turn
+	}
+}
+
 // catchUp brings slot's snapshot up to date, publishing a snapshot after each step.
-func catchUp(ctx context.Context, st *store.Store, key vectorIndexKey, slot *spaceSlot, whole bool) error {
+func catchUp(ctx context.Context, st *store.Store, key vectorIndexKey, slot *spaceSlot, whole bool, minFileOwners int) error {
 	for {
 		if whole {
-			next, err := loadSpace(ctx, st, key, false)
+			next, err := loadSpace(ctx, st, key, false, minFileOwners)
 			if err != nil {
 				return err
 			}
@@ -271,27 +294,42 @@ type spaceIndex struct {
 	// noiseLive is how many live rows noise was measured on, noiseChanged how many rows were
 	// added or removed since.
 	noiseLive, noiseChanged int
-	// lean: the snapshot keeps only the int8 codes (a large space: 100 MB at 100k x 1024
-	// instead of 500 MB), and the exact re-score and the noise sample read their float32
-	// vectors from the store by id. noiseDue: a lean snapshot whose noise is to be
-	// measured again (apply cannot read the store).
-	lean, noiseDue bool
+	// fileRows: the first fileRows rows keep no float32 vectors in memory (a large space:
+	// 104 MB at 100k x 1024 instead of 515 MB). They are the rows of file, in its order, and
+	// the exact re-score reads their float32 rows from it, checking each row's checksum; from
+	// the store by id when file is nil or a row fails its check. The noise sample reads the
+	// store. Rows added since keep their float32 vectors in memory. file stays open while
+	// any snapshot holds it: os.File closes its descriptor when it is collected, and no one
+	// else knows when the last search of an old snapshot ends.
+	fileRows int
+	file     *vecFile
+	// noiseDue: a lean snapshot whose noise is to be measured again (apply cannot read the
+	// store).
+	noiseDue bool
 }
+
+// lean reports whether some rows' float32 vectors are not in memory.
+func (s *spaceIndex) lean() bool { return s.fileRows > 0 }
 
 // vecBlock holds up to cap(ids) rows. Rows a published snapshot sees are never written again.
 type vecBlock struct {
 	ids    []int64
 	scales []float32 // row i's component d is about codes[i*dims+d] * scales[i]
 	codes  []int8
-	vecs   []float32 // the unit vectors, for exact re-scoring; nil in a lean snapshot
+	// vecs: the unit vectors, for exact re-scoring; nil in a block read from a copy until a
+	// row is added to it. sums: the copy's checksums of its float32 rows (spaceIndex.fileRows).
+	vecs []float32
+	sums []uint32
 }
 
-func newVecBlock(capRows, dims int, lean bool) *vecBlock {
-	b := &vecBlock{ids: make([]int64, capRows), scales: make([]float32, capRows), codes: make([]int8, capRows*dims)}
-	if !lean {
-		b.vecs = make([]float32, capRows*dims)
-	}
-	return b
+func newVecBlock(capRows, dims int) *vecBlock {
+	return &vecBlock{ids: make([]int64, capRows), scales: make([]float32, capRows), codes: make([]int8, capRows*dims), vecs: make([]float32, capRows*dims)}
+}
+
+// withVecs is a copy of b with room for float32 vectors: a row added after the copy's rows
+// keeps its vector in memory, and older snapshots share b.
+func (b *vecBlock) withVecs(dims int) *vecBlock {
+	return &vecBlock{ids: slices.Clone(b.ids), scales: slices.Clone(b.scales), codes: slices.Clone(b.codes), sums: slices.Clone(b.sums), vecs: make([]float32, len(b.ids)*dims)}
 }
 
 // live is how many vectors the snapshot searches.
@@ -311,8 +349,11 @@ func (s *spaceIndex) vec(r int) []float32 {
 }
 
 // needsCompaction reports whether deleted rows take enough of the scan to rebuild without
-// them.
-func (s *spaceIndex) needsCompaction() bool { return s.nDead > blockRows && 4*s.nDead > s.rows }
+// them, or the rows added since the copy keep enough float32 vectors in memory (32 MB at 1024
+// dimensions) to write a new copy.
+func (s *spaceIndex) needsCompaction() bool {
+	return s.nDead > blockRows && 4*s.nDead > s.rows || s.lean() && s.rows-s.fileRows > fileChanges
+}
 
 // add appends a row to s, which must not be published yet. One fingerprint has one width
 // and a zero vector is no evidence: anything else is left out. vec is normalized in place.
@@ -330,17 +371,27 @@ func (s *spaceIndex) add(id int64, vec []float32) {
 	b.scales[slot] = quantize(b.codes[slot*s.dims:(slot+1)*s.dims], vec)
 }
 
-// addCodes appends a row of a lean snapshot from its int8 codes.
-func (s *spaceIndex) addCodes(id int64, scale float32, codes []int8) {
+// addFileRow appends row s.rows of a copy (its id, scale, codes and its float32 row's
+// checksum) to s, which must not be published yet and must hold only such rows so far;
+// sealFileRows ends them.
+func (s *spaceIndex) addFileRow(id int64, scale float32, sum uint32, codes []int8) {
 	if s.dims == 0 {
 		s.dims = len(codes)
 	}
-	if len(codes) != s.dims {
-		return
+	slot := s.rows % blockRows
+	if slot == 0 {
+		s.blocks = append(s.blocks, &vecBlock{ids: make([]int64, blockRows), scales: make([]float32, blockRows), codes: make([]int8, blockRows*s.dims), sums: make([]uint32, blockRows)})
 	}
-	b, slot := s.appendRow(id)
-	b.scales[slot] = scale
-	copy(b.codes[slot*s.dims:], codes)
+	b := s.blocks[len(s.blocks)-1]
+	b.ids[slot], b.scales[slot], b.sums[slot] = id, scale, sum
+	copy(b.codes[slot*s.dims:(slot+1)*s.dims], codes)
+	s.rows++
+	s.maxID = max(s.maxID, id)
+}
+
+// sealFileRows marks the rows added so far as file's rows (nil: read them from the store).
+func (s *spaceIndex) sealFileRows(file *vecFile) {
+	s.fileRows, s.file = s.rows, file
 }
 
 // appendRow makes room for one more row, holding id, and returns its block and slot.
@@ -349,15 +400,15 @@ func (s *spaceIndex) appendRow(id int64) (*vecBlock, int) {
 	slot := s.rows - last*blockRows
 	switch {
 	case last < 0:
-		s.blocks = append(s.blocks, newVecBlock(16, s.dims, s.lean))
+		s.blocks = append(s.blocks, newVecBlock(16, s.dims))
 		last, slot = 0, 0
 	case slot == blockRows:
-		s.blocks = append(s.blocks, newVecBlock(blockRows, s.dims, s.lean))
+		s.blocks = append(s.blocks, newVecBlock(blockRows, s.dims))
 		last, slot = last+1, 0
 	case slot == len(s.blocks[last].ids):
 		// The first block grows by doubling (a small space stays small); the copy leaves
 		// the block older snapshots hold as it was.
-		old, grown := s.blocks[last], newVecBlock(min(2*len(s.blocks[last].ids), blockRows), s.dims, s.lean)
+		old, grown := s.blocks[last], newVecBlock(min(2*len(s.blocks[last].ids), blockRows), s.dims)
 		copy(grown.ids, old.ids[:slot])
 		copy(grown.scales, old.scales[:slot])
 		copy(grown.codes, old.codes[:slot*s.dims])
@@ -367,6 +418,10 @@ func (s *spaceIndex) appendRow(id int64) (*vecBlock, int) {
 		s.blocks[last] = grown
 	}
 	b := s.blocks[last]
+	if b.vecs == nil {
+		b = b.withVecs(s.dims)
+		s.blocks[last] = b
+	}
 	b.ids[slot] = id
 	s.rows++
 	s.maxID = max(s.maxID, id)
@@ -392,15 +447,23 @@ func quantize(codes []int8, v []float32) float32 {
 }
 
 // loadSpace reads one space whole. With fromCopy, a space with a usable copy beside the
-// database is read from it as a lean snapshot (int8 codes only, brought up to date from the
-// change log here): a first recall in a long-lived process waits for 100 MB instead of
-// 500 MB out of SQLite. Otherwise it reads SQLite's vectors, keeping the float32 vectors
-// that re-score a warm search in memory (re-scoring 4 x 200 candidates from SQLite costs
-// ~50 ms, the int8 scan ~4: BenchmarkLeanVectorSearch), and writes a large space's copy
-// for the processes that come after.
-func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey, fromCopy bool) (*spaceIndex, error) {
+// database is read from it (the int8 codes; the float32 rows stay on disk), brought up to
+// date from the change log here. Otherwise a space of minFileOwners owners or more is read
+// from SQLite into a new copy as its codes go into memory; a smaller one, or one whose copy
+// cannot be written (a read-only folder, a full disk), keeps its float32 vectors in memory,
+// as every space did before (5,150 bytes a vector at 1024 dimensions).
+func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey, fromCopy bool, minFileOwners int) (*spaceIndex, error) {
 	if fromCopy {
 		if s, err := loadSpaceCopy(ctx, st, key); err != nil || s != nil {
+			return s, err
+		}
+	}
+	owners, err := st.SpaceOwners(ctx, key.kind, key.space)
+	if err != nil {
+		return nil, err
+	}
+	if owners >= minFileOwners {
+		if s, err := loadSpaceWritingCopy(ctx, st, key); err != nil || s != nil {
 			return s, err
 		}
 	}
@@ -411,29 +474,49 @@ func loadSpace(ctx context.Context, st *store.Store, key vectorIndexKey, fromCop
 	}
 	s.mark = mark
 	s.measureNoise()
-	if s.live() >= streamMinOwners {
-		// One that cannot be written (a read-only folder) costs the next process this load
-		// again, nothing more.
-		s.writeCopy(ctx, st, key)
-	}
 	return s, nil
 }
 
-// writeCopy writes s's live rows as its space's copy beside the database.
-func (s *spaceIndex) writeCopy(ctx context.Context, st *store.Store, key vectorIndexKey) error {
+// loadSpaceWritingCopy reads key's space from SQLite into a lean snapshot and a new copy at
+// once, so the float32 vectors are never all in memory; nil, with no error, when the copy
+// cannot be written.
+func loadSpaceWritingCopy(ctx context.Context, st *store.Store, key vectorIndexKey) (*spaceIndex, error) {
 	path, name := vecFilePath(st.Path(), key)
 	w, err := newVecFileWriter(path, name)
 	if err != nil {
-		return err
+		return nil, nil
 	}
-	for r := range s.rows {
-		if s.isDead(r) {
-			continue
+	defer w.abandon()
+	s := &spaceIndex{}
+	var codes []int8
+	mark, err := st.ScanVectorsForSpace(ctx, key.kind, key.space, key.fingerprint, func(id int64, vec []float32) {
+		if s.dims == 0 {
+			s.dims, codes = len(vec), make([]int8, len(vec))
 		}
-		b, i := s.row(r)
-		w.add(b.ids[i], b.scales[i], b.codes[i*s.dims:(i+1)*s.dims])
+		// As add: one fingerprint has one width, and a zero vector is no evidence.
+		if len(vec) != s.dims || !normalizeVector(vec) {
+			return
+		}
+		scale := quantize(codes, vec)
+		s.addFileRow(id, scale, w.add(id, scale, codes, vec), codes)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return w.finish(ctx, st, key, s.mark, s.noise)
+	if s.rows == 0 {
+		return nil, nil // nothing to re-score: no copy
+	}
+	s.mark = mark
+	s.sealFileRows(nil)
+	if err := s.measureNoiseIn(ctx, st, key); err != nil {
+		return nil, err
+	}
+	f, err := w.finish(ctx, st, key, s.mark, s.noise)
+	if err != nil {
+		return nil, nil // one that cannot be written costs this load again in the next process
+	}
+	s.file = f
+	return s, nil
 }
 
 // loadSpaceCopy loads key's space from its copy and the change log after it; nil, with no
@@ -447,7 +530,12 @@ func loadSpaceCopy(ctx context.Context, st *store.Store, key vectorIndexKey) (*s
 	if err != nil {
 		return nil, err
 	}
-	defer f.close()
+	keep := false
+	defer func() {
+		if !keep {
+			f.close()
+		}
+	}()
 	d, err := st.VectorChangesSince(ctx, key.kind, key.space, key.fingerprint, f.h.mark.Seq, fileChanges)
 	if errors.Is(err, store.ErrChangesPruned) || err == nil && d.More {
 		return nil, nil
@@ -455,12 +543,14 @@ func loadSpaceCopy(ctx context.Context, st *store.Store, key vectorIndexKey) (*s
 	if err != nil {
 		return nil, err
 	}
-	s := &spaceIndex{lean: true, mark: f.h.mark, noise: f.h.noise}
-	if err := f.each(s.addCodes); errors.Is(err, errVecFileUnusable) {
+	s := &spaceIndex{mark: f.h.mark, noise: f.h.noise}
+	err = f.each(false, func(r vecFileRow) { s.addFileRow(r.id, r.scale, r.sum, r.codes) })
+	if errors.Is(err, errVecFileUnusable) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
+	s.sealFileRows(f)
 	s.noiseLive = s.live()
 	next := s.apply(d)
 	if next.needsCompaction() {
@@ -469,6 +559,7 @@ func loadSpaceCopy(ctx context.Context, st *store.Store, key vectorIndexKey) (*s
 	if err := next.refreshNoise(ctx, st, key); err != nil {
 		return nil, err
 	}
+	keep = true
 	return next, nil
 }
 
@@ -507,7 +598,7 @@ func (s *spaceIndex) apply(d store.VectorDelta) *spaceIndex {
 	}
 	next.noiseChanged += len(d.IDs)
 	if m := min(next.live(), spaceNoiseSample); m*m*next.dims <= cheapNoise || float64(next.noiseChanged) > noiseDrift*float64(next.noiseLive) {
-		if next.lean {
+		if next.lean() {
 			next.noiseDue = true // refreshNoise reads the sample
 		} else {
 			next.measureNoise()
@@ -527,7 +618,7 @@ func (s *spaceIndex) refreshNoise(ctx context.Context, st *store.Store, key vect
 
 // measureNoiseIn is measureNoise for any snapshot: a lean one reads its sample from st.
 func (s *spaceIndex) measureNoiseIn(ctx context.Context, st *store.Store, key vectorIndexKey) error {
-	if !s.lean {
+	if !s.lean() {
 		s.measureNoise()
 		return nil
 	}
@@ -606,34 +697,67 @@ type cosStats struct {
 	Mean, SD float64
 }
 
-// candidate is a row the int8 scan keeps for re-scoring.
+// candidate is a row the int8 scan keeps for re-scoring, and how far its exact cosine may be
+// from score (int8Error).
 type candidate struct {
-	score float32
-	row   int32
+	score, slack float32
+	row          int32
 }
 
-// search returns the limit vectors closest to the unit vector q by exact cosine, best first
-// (ties by id), with no floor applied, and the statistics of q's cosines over the space. A
-// lean snapshot re-scores from st.
-func (s *spaceIndex) searchIn(ctx context.Context, st *store.Store, key vectorIndexKey, q []float32, limit int) ([]vectorHit, cosStats, error) {
-	if !s.lean {
+// int8Error bounds, for one query, how far a row's int8 score may be from its exact cosine.
+// A row's codes are within half a step (its scale) of its unit vector v in every component,
+// the query's within half a step (qScale) of the query q, so
+//
+//	|cos - score| <= scale/2 x |q|_1 + qScale/2 x (|v|_1 + dims x scale/2)
+//
+// with |v|_1 <= sqrt(dims). The factors are 0.51, not 0.5, for float32 rounding in
+// quantize, and 1e-4 covers the score's own rounding and the float32 sum of the exact dot
+// (about 1.5e-5 at 1024 dimensions). TestInt8ErrorBound checks it on every row it scores.
+type int8Error struct{ qL1, qScale, sqrtDims, dims float64 }
+
+func newInt8Error(q []float32, qScale float32) int8Error {
+	var l1 float64
+	for _, x := range q {
+		l1 += math.Abs(float64(x))
+	}
+	return int8Error{qL1: l1, qScale: float64(qScale), sqrtDims: math.Sqrt(float64(len(q))), dims: float64(len(q))}
+}
+
+// slack is the bound for a row quantized with scale.
+func (e int8Error) slack(scale float32) float32 {
+	s := float64(scale)
+	return float32(0.51*s*e.qL1 + 0.51*e.qScale*(e.sqrtDims+e.dims*s) + 1e-4)
+}
+
+// searchIn returns the limit vectors closest to the unit vector q by exact cosine, best
+// first (ties by id), with no floor applied, and the statistics of q's cosines over the
+// space. A lean snapshot re-scores from its copy, or st (rescoreExact); damaged counts the
+// copy's rows that failed their checksum (the answer is right: they were read from st).
+func (s *spaceIndex) searchIn(ctx context.Context, st *store.Store, key vectorIndexKey, q []float32, limit int) (hits []vectorHit, stats cosStats, damaged int, err error) {
+	if !s.lean() {
 		hits, stats := s.search(q, limit)
-		return hits, stats, nil
+		return hits, stats, 0, nil
 	}
 	if len(q) != s.dims || s.dims == 0 || limit <= 0 {
-		return nil, cosStats{}, nil
+		return nil, cosStats{}, 0, nil
 	}
 	best, stats := s.scan(q, limit)
-	scan := &streamScan{q: q, best: best, ids: make([]int64, s.rows)}
-	for _, c := range best {
-		b, j := s.row(int(c.row))
-		scan.ids[c.row] = b.ids[j]
+	rows := make([]rescoreRow, len(best))
+	for i, c := range best {
+		r := int(c.row)
+		b, j := s.row(r)
+		rows[i] = rescoreRow{id: b.ids[j], upper: c.score + c.slack, fileRow: -1}
+		if r < s.fileRows {
+			rows[i].fileRow, rows[i].sum = r, b.sums[j]
+		} else {
+			rows[i].vec = b.vecs[j*s.dims : (j+1)*s.dims]
+		}
 	}
-	hits, _, err := scan.rescore(ctx, st, key, limit)
-	return hits, stats, err
+	hits, damaged, err = rescoreExact(ctx, st, key, q, rows, s.file, limit)
+	return hits, stats, damaged, err
 }
 
-// search is searchIn for a snapshot that holds its float32 vectors.
+// search is searchIn for a snapshot that holds its float32 vectors (not lean).
 func (s *spaceIndex) search(q []float32, limit int) ([]vectorHit, cosStats) {
 	if len(q) != s.dims || s.dims == 0 || limit <= 0 {
 		return nil, cosStats{}
@@ -660,6 +784,7 @@ func (s *spaceIndex) search(q []float32, limit int) ([]vectorHit, cosStats) {
 // q's cosines.
 func (s *spaceIndex) scan(q []float32, limit int) ([]candidate, cosStats) {
 	qc, qScale := queryCodes(q)
+	bound := newInt8Error(q, qScale)
 	keep := max(rescoreFactor*limit, limit+rescoreExtra)
 	best := make([]candidate, 0, keep) // a min-heap on score
 	var sum, sumSq float64
@@ -677,10 +802,10 @@ func (s *spaceIndex) scan(q []float32, limit int) ([]candidate, cosStats) {
 			n++
 			switch {
 			case len(best) < keep:
-				best = append(best, candidate{score, int32(r)})
+				best = append(best, candidate{score, bound.slack(b.scales[i]), int32(r)})
 				siftUp(best, len(best)-1)
 			case score > best[0].score:
-				best[0] = candidate{score, int32(r)}
+				best[0] = candidate{score, bound.slack(b.scales[i]), int32(r)}
 				siftDown(best, 0)
 			}
 		}
@@ -809,9 +934,15 @@ func (v vectorSearch) Nearest(ctx context.Context, kind, space, fingerprint stri
 	if err != nil {
 		return leg.Nearest{}, err
 	}
-	hits, all, err := idx.searchIn(ctx, v.st, key, q, limit)
+	hits, all, damaged, err := idx.searchIn(ctx, v.st, key, q, limit)
 	if err != nil {
 		return leg.Nearest{}, err
+	}
+	if damaged > 0 {
+		if v.x.log != nil {
+			v.x.log.Warn("semantic index: rows of a vector copy on disk failed their checksums; read them from the database, rebuilding the copy", "kind", kind, "space", space, "rows", damaged)
+		}
+		v.x.reloadInBackground(ctx, v.st, key)
 	}
 	near := leg.Nearest{Hits: make([]leg.VectorHit, len(hits)), All: rank.CosineStats{N: all.N, Mean: all.Mean, SD: all.SD}, Noise: idx.noise}
 	for i, h := range hits {

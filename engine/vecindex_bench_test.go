@@ -34,10 +34,10 @@ func exactSearch(vecs [][]float32, q []float32, limit int) []vectorHit {
 		score := dot(v, q)
 		switch {
 		case len(best) < limit:
-			best = append(best, candidate{score, int32(i)})
+			best = append(best, candidate{score: score, row: int32(i)})
 			siftUp(best, len(best)-1)
 		case score > best[0].score:
-			best[0] = candidate{score, int32(i)}
+			best[0] = candidate{score: score, row: int32(i)}
 			siftDown(best, 0)
 		}
 	}
@@ -162,8 +162,8 @@ func BenchmarkRecallDuringCatchUp(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if hits, _ := idx.search(q, candidateLimit); len(hits) == 0 {
-			b.Fatal("no hit")
+		if hits, _, _, err := idx.searchIn(ctx, st, key, q, candidateLimit); err != nil || len(hits) == 0 {
+			b.Fatal("no hit", err)
 		}
 		return time.Since(start)
 	}

@@ -314,3 +314,63 @@ func TestVectorIndexFollowsStore(t *testing.T) {
 		t.Errorf("after the background reload: top for e3 = %d, want %d", got, ids[3])
 	}
 }
+
+// TestInt8ErrorBound: every row's exact cosine (the float32 dot of the unit vectors, as
+// re-scoring computes it) is within int8Error's slack of its int8 score, on random,
+// clustered and spiky vectors (one large component: the coarsest steps) of several widths.
+// rescoreExact skips the rows whose bound says they cannot enter the answer, so a bound
+// that failed would change answers.
+func TestInt8ErrorBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 8))
+	shapes := map[string]func(n, dims int) [][]float32{
+		"random": func(n, dims int) [][]float32 {
+			out := make([][]float32, n)
+			for i := range out {
+				out[i] = make([]float32, dims)
+				for d := range out[i] {
+					out[i][d] = float32(rng.NormFloat64())
+				}
+			}
+			return out
+		},
+		"clustered": func(n, dims int) [][]float32 { return clusteredVectors(rng, n, dims, 30) },
+		"spiky": func(n, dims int) [][]float32 {
+			out := make([][]float32, n)
+			for i := range out {
+				out[i] = make([]float32, dims)
+				for d := range out[i] {
+					out[i][d] = float32(rng.NormFloat64() * 0.01)
+				}
+				out[i][rng.IntN(dims)] = float32(rng.NormFloat64())
+			}
+			return out
+		},
+	}
+	for name, gen := range shapes {
+		for _, dims := range []int{3, 64, 768, 1024} {
+			t.Run(fmt.Sprintf("%s/%d", name, dims), func(t *testing.T) {
+				vecs := gen(500, dims)
+				idx := indexOf(vecs...)
+				queries := append(gen(10, dims), nearQuery(rng, vecs[0]), nearQuery(rng, vecs[1]))
+				worst := 0.0
+				for _, q := range queries {
+					normalizeVector(q)
+					qc, qScale := queryCodes(q)
+					bound := newInt8Error(q, qScale)
+					for r := range idx.rows {
+						b, i := idx.row(r)
+						score := float32(dotInt8(b.codes[i*dims:(i+1)*dims], qc)) * b.scales[i] * qScale
+						cos := dot(idx.vec(r), q)
+						slack := bound.slack(b.scales[i])
+						if diff := math.Abs(float64(cos - score)); diff > float64(slack) {
+							t.Fatalf("row %d: cosine %v, int8 score %v: %v apart, bound %v", r, cos, score, diff, slack)
+						} else {
+							worst = max(worst, diff/float64(slack))
+						}
+					}
+				}
+				t.Logf("the largest error is %.0f%% of its bound", 100*worst)
+			})
+		}
+	}
+}
