@@ -515,15 +515,7 @@ func rescoreExact(ctx context.Context, st *store.Store, key vectorIndexKey, q []
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b vectorHit) int {
-		if c := cmp.Compare(b.cos, a.cos); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
+	out = bestFirst(out, limit)
 	return out, damaged, nil
 }
 

@@ -768,16 +768,19 @@ func (s *spaceIndex) search(q []float32, limit int) ([]vectorHit, cosStats) {
 		b, j := s.row(int(c.row))
 		out[i] = vectorHit{id: b.ids[j], cos: min(float64(dot(b.vecs[j*s.dims:(j+1)*s.dims], q)), 1)}
 	}
-	slices.SortFunc(out, func(a, b vectorHit) int {
+	out = bestFirst(out, limit)
+	return out, stats
+}
+
+// bestFirst orders hits best first (ties by id) and keeps the first limit.
+func bestFirst(hits []vectorHit, limit int) []vectorHit {
+	slices.SortFunc(hits, func(a, b vectorHit) int {
 		if c := cmp.Compare(b.cos, a.cos); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, stats
+	return hits[:min(len(hits), limit)]
 }
 
 // scan is the int8 pass of a search: the rows kept for re-scoring, and the statistics of
