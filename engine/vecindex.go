@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -790,6 +791,7 @@ func (s *spaceIndex) scan(q []float32, limit int) ([]candidate, cosStats) {
 	bound := newInt8Error(q, qScale)
 	keep := max(rescoreFactor*limit, limit+rescoreExtra)
 	best := make([]candidate, 0, keep) // a min-heap on score
+	scores := s.scores(qc, qScale)
 	var sum, sumSq float64
 	var n int
 	for bi, b := range s.blocks {
@@ -799,7 +801,7 @@ func (s *spaceIndex) scan(q []float32, limit int) ([]candidate, cosStats) {
 			if s.isDead(r) {
 				continue
 			}
-			score := float32(dotInt8(b.codes[i*s.dims:(i+1)*s.dims], qc)) * b.scales[i] * qScale
+			score := scores[r]
 			sum += float64(score)
 			sumSq += float64(score) * float64(score)
 			n++
@@ -820,6 +822,46 @@ func (s *spaceIndex) scan(q []float32, limit int) ([]candidate, cosStats) {
 	}
 	return best, stats
 }
+
+// scores is every row's int8 score against the query codes, the blocks shared among up to
+// scanWorkers goroutines in a large space: the dot products are 4 of a warm search's 5 ms at
+// 100k x 1024, and a person's machine has cores to spare while they wait. Only the scores are
+// computed apart; scan keeps, sums and orders them in row order, so the answer and its
+// statistics are the same as one goroutine's, bit for bit.
+func (s *spaceIndex) scores(qc []int16, qScale float32) []float32 {
+	out := make([]float32, s.rows)
+	score := func(from, to int) { // blocks [from, to)
+		for bi := from; bi < to; bi++ {
+			b := s.blocks[bi]
+			rows := min(s.rows-bi*blockRows, blockRows)
+			for i := range rows {
+				out[bi*blockRows+i] = float32(dotInt8(b.codes[i*s.dims:(i+1)*s.dims], qc)) * b.scales[i] * qScale
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), scanWorkers, len(s.blocks))
+	if s.rows < parallelScanRows || workers < 2 {
+		score(0, len(s.blocks))
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(s.blocks) + workers - 1) / workers
+	for from := 0; from < len(s.blocks); from += per {
+		wg.Go(func() { score(from, min(from+per, len(s.blocks))) })
+	}
+	wg.Wait()
+	return out
+}
+
+const (
+	// parallelScanRows is the size from which a scan's dot products are shared among
+	// goroutines: below it (20k x 1024 is under a millisecond) starting them costs more than
+	// they save.
+	parallelScanRows = 20_000
+	// scanWorkers bounds the goroutines of one scan: past a few, each has too little to do
+	// for what starting it costs, and the machine's other cores stay free for the rest.
+	scanWorkers = 4
+)
 
 // queryCodes quantizes the unit query to int16, as finely as the int32 sum of the scan
 // allows: 127 x qMax x dims must stay below 2^31. At 1024 dimensions that is 16k steps, so

@@ -374,3 +374,32 @@ func TestInt8ErrorBound(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelScanScoresEveryRowAsOneGoroutine: a space large enough for the scan to share its
+// dot products among goroutines scores every row exactly as one goroutine does, so a
+// search's answer and statistics do not depend on how many cores the machine has.
+func TestParallelScanScoresEveryRowAsOneGoroutine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := parallelScanRows + blockRows/2 + 3 // past the bound, the last block partial
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, 16)
+		for j := range vecs[i] {
+			vecs[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	s := indexOf(vecs...)
+	q := vecs[n/3]
+	normalizeVector(q)
+	qc, qScale := queryCodes(q)
+	got := s.scores(qc, qScale)
+	if len(got) != s.rows {
+		t.Fatalf("%d scores for %d rows", len(got), s.rows)
+	}
+	for r := range s.rows {
+		b, i := s.row(r)
+		if want := float32(dotInt8(b.codes[i*s.dims:(i+1)*s.dims], qc)) * b.scales[i] * qScale; got[r] != want {
+			t.Fatalf("row %d scored %v, one goroutine scores %v", r, got[r], want)
+		}
+	}
+}
