@@ -56,6 +56,11 @@ var errCopyUnusable = errors.New("owner table copy unusable")
 func (x *Index) CopyWanted() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	return x.wantsCopy()
+}
+
+// wantsCopy is CopyWanted under the lock.
+func (x *Index) wantsCopy() bool {
 	return x.keeper != nil && x.loaded && (x.copyWanted || x.sinceCopy >= copyRewrite)
 }
 
@@ -64,7 +69,7 @@ func (x *Index) CopyWanted() bool {
 // search does not wait for the write.
 func (x *Index) SaveCopy(ctx context.Context) error {
 	x.mu.Lock()
-	if x.keeper == nil || !x.loaded || !(x.copyWanted || x.sinceCopy >= copyRewrite) {
+	if !x.wantsCopy() {
 		x.mu.Unlock()
 		return nil
 	}
