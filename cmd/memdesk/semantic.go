@@ -34,9 +34,11 @@ type semantic struct {
 	model string
 	// checked: a one-shot Check, no Run; its state words the next step for the user.
 	checked bool
-	// readyNote, when set, is a checked state's "ready": how much of the database the
-	// model's space covers, counted once before the command ran.
-	readyNote string
+	// readyNote, when set, words a checked state's "ready": how much of the database the
+	// model's space covers ("" when all of it), counted the first time a result asks for the
+	// state. A command that never shows it (vectors-diagnose, which counts exactly) never
+	// counts.
+	readyNote func() string
 	// checkTook is how much of cliSemanticBudget the look at the model took.
 	checkTook time.Duration
 	stop      func()
@@ -131,8 +133,8 @@ func (s *semantic) state() string {
 		return st.String()
 	}
 	switch {
-	case st.Phase == modelboot.PhaseReady && s.readyNote != "":
-		return s.readyNote
+	case st.Phase == modelboot.PhaseReady && s.readyNote != nil && s.readyNote() != "":
+		return s.readyNote()
 	case st.Phase == modelboot.PhaseReady:
 		return "ready"
 	case st.Phase == modelboot.PhaseOffline:
@@ -148,15 +150,19 @@ func (s *semantic) state() string {
 
 // withCheckedEngine opens the engine for a one-shot command that can use the semantic leg
 // (recall, stats, vectors-diagnose) after a bounded look at the model, and adds the stale
-// vector count to the leg's state: a ready model with vectors missing answers only for the
-// rest.
+// vector count to the leg's state when a result shows it: a ready model with vectors missing
+// answers only for the rest.
 func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) error) error {
 	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
 		if sem.ready() {
-			if owners, missing, err := e.VectorCoverage(ctx); err == nil && missing > 0 {
-				sem.readyNote = fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
+			sem.readyNote = sync.OnceValue(func() string {
+				owners, missing, err := e.VectorCoverage(ctx)
+				if err != nil || missing == 0 {
+					return ""
+				}
+				return fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
 					missing, owners)
-			}
+			})
 		}
 		return fn(e)
 	})
