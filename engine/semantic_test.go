@@ -759,7 +759,10 @@ func TestRecallNeverWaitsForTheMeasurement(t *testing.T) {
 	gated := &gatedEmbedder{fakeEmbedder: newFakeEmbedder("fake/gated@1/4", vecs), open: make(chan struct{})}
 	e := openSemanticEngine(t, gated, gated.state)
 	id := remember(t, e, "", manager)
-	mustEmbedPending(t, e)
+	// The pass waits for the measurement before it embeds (EmbedPending), so it runs
+	// beside the recall, as Run's does, and ends once the probes are let through.
+	embedded := make(chan error, 1)
+	go func() { _, err := e.EmbedPending(context.Background(), 0); embedded <- err }()
 	e.semanticRunning.Store(true) // as Run does
 	res, err := e.Recall(context.Background(), RecallRequest{Query: question})
 	if err != nil {
@@ -769,6 +772,9 @@ func TestRecallNeverWaitsForTheMeasurement(t *testing.T) {
 		t.Fatalf("recall during the measurement = %+v, notes %q; want no semantic hit and a note", res.Hits, res.Notes)
 	}
 	close(gated.open)
+	if err := <-embedded; err != nil {
+		t.Fatalf("EmbedPending: %v", err)
+	}
 	deadline := time.Now().Add(time.Minute)
 	for {
 		res, err = e.Recall(context.Background(), RecallRequest{Query: question})
