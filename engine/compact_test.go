@@ -103,6 +103,7 @@ func TestSubstringIndexFollowsEdits(t *testing.T) {
 // TestRunCompactsAfterWrites: in a long-lived process the writes wake Run, which compacts
 // once enough was written since the last time.
 func TestRunCompactsAfterWrites(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	e := openEntityEngine(t)
 	runInBackground(t, e)
 	for i := range compactMinWrites + 50 {

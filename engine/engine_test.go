@@ -274,6 +274,7 @@ func outcomes(res KBAddResult) map[string]string {
 }
 
 func TestKBImportEachFormat(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	ctx := context.Background()
 	e := openTestEngine(t)
 	dir := copyTree(t, "testdata/kb")

@@ -553,6 +553,7 @@ func hostileQueries(t *testing.T) []string {
 // none) or, only when nothing but white space was typed, be refused as a bad request. No
 // SQL error may escape, and the database must not change. Latency is reported, not asserted.
 func TestHostileQueries(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	ctx := context.Background()
 	e := openTestEngine(t)
 	keep := remember(t, e, "", "The lighthouse keeper logs the tide every evening")

@@ -14,6 +14,7 @@ import (
 // whole saves its owner tables as it closes, and the next process answers from them (and
 // the writes made between the two) what a whole load answers.
 func TestOneShotStartsFromTheSavedOwnerTables(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	e, err := Open(ctx, path, Options{})

@@ -87,6 +87,7 @@ func TestRebuildIndexRepairsDamagedIndex(t *testing.T) {
 // refusal names rebuild-index, which makes the index anew although SQLite can neither
 // REINDEX nor DROP it; then integrity is ok, the memories are all there and writing works.
 func TestRebuildIndexRepairsADamagedTreeIndex(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	e, err := Open(ctx, path, Options{})

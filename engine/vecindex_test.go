@@ -161,6 +161,7 @@ func cmpHits(a, b vectorHit) int {
 // most 0.5% of them lost over 200 queries near stored texts), and its cosine statistics are
 // those of the exact cosines.
 func TestQuantizedSearchRecall(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	rng := rand.New(rand.NewPCG(14, 5))
 	vecs := clusteredVectors(rng, 4000, 1024, 300)
 	idx := indexOf(vecs...)

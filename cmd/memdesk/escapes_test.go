@@ -57,6 +57,7 @@ func terminalUnsafe(out []byte) string {
 // human-readable command that shows them: no raw escape, BEL, C1 control or bidi override
 // may reach stdout or stderr (issue 15). The JSON output keeps the exact text, escaped.
 func TestSecurityEscapesCLI(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	bin := memdeskBinary(t)
 	r := newMemdeskRun(t, bin)
 	escapes := readHostileList(t, "escapes.list")

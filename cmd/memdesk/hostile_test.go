@@ -218,6 +218,7 @@ func checkUnchanged(t *testing.T, r memdeskRun, facts []listedFact, docs []liste
 // file's outcome, that the good files were imported and can be recalled, and that nothing
 // already stored changed.
 func TestHostileImportCLI(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	bin := memdeskBinary(t)
 	r := newMemdeskRun(t, bin)
 	keep := seedHostileRun(t, r)
@@ -358,6 +359,7 @@ func hundredKBQueries() []string {
 // never 1, and never an SQL error. Queries holding NUL cannot be passed in argv; they go
 // through the MCP server in TestHostileQueriesMCP.
 func TestHostileQueriesCLI(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	bin := memdeskBinary(t)
 	r := newMemdeskRun(t, bin)
 	keep := seedHostileRun(t, r)

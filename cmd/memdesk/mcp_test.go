@@ -649,6 +649,7 @@ func TestMCPStdioListenDoesNotHoldEOF(t *testing.T) {
 // maxAnswerBytes, say what they left out, and list_memories goes on from next_offset (issue
 // 27: 63 MB and 30 MB answer lines, which the official client refuses).
 func TestMCPAnswersAreBounded(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	e := openMCPTestEngine(t, filepath.Join(t.TempDir(), "m.db"))
 	var texts []string
 	for i := range 40 {

@@ -152,6 +152,7 @@ func recallCLI(ctx context.Context, lookup func(string) (string, bool), db strin
 // word's own fact among the hits. Many of the words hold a character that is also grammar
 // (过敏, 现在, 一起, 没有, 对面); a person searching their memories for one means the word.
 func TestChineseWordProbe(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	start := time.Now()
 	ctx := t.Context()
 	lookup := probeLookup(t)
@@ -320,6 +321,7 @@ type surfaceQuestion struct {
 // have loaded, and (c) a warm engine whose extractor is loaded. The store's entity rows are
 // all written, so a surface that answers differently does so because of how it is run.
 func TestSameAnswerEverySurface(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	start := time.Now()
 	ctx := t.Context()
 	lookup := probeLookup(t)

@@ -375,6 +375,7 @@ func sqliteTables(t *testing.T, path string) []string {
 // recall query, space name, file name and path argument. Each is stored and shown as data:
 // the schema is unchanged, every text round-trips exactly, and `admin integrity` is ok.
 func TestSecurityInjectionCLI(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own store: it overlaps the others
 	bin := memdeskBinary(t)
 	r := newMemdeskRun(t, bin)
 	keep := seedHostileRun(t, r)

@@ -31,6 +31,7 @@ func (s *syncthingTransport) Settle(ctx context.Context) error {
 // with the same active memories, and every acknowledged write is present or reported as a
 // conflict (devsynctest.Converge).
 func TestConvergeOverSyncthing(t *testing.T) {
+	t.Parallel() // one of the package's slowest, on its own folders: it overlaps the others
 	root := t.TempDir()
 	tr := &syncthingTransport{
 		a:    syncthingtest.Start(t, filepath.Join(root, "home-a")),
