@@ -14,13 +14,18 @@ import (
 
 func openTestEngine(t testing.TB) *Engine {
 	t.Helper()
-	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "memdesk.db"), Options{})
+	e, err := Open(context.Background(), filepath.Join(t.TempDir(), "memdesk.db"), Options{PDFCacheDir: testPDFCache()})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { e.Close() })
 	return e
 }
+
+// testPDFCache is the PDFium compile cache scripts/test.sh shares among the suite's test
+// processes (under the race detector a compile is ~20 s of CPU); unset, each process
+// compiles its own.
+func testPDFCache() string { return os.Getenv("MEMDESK_TEST_PDF_CACHE") }
 
 // runInBackground runs e's background work (Run) for the rest of the test, as the app does;
 // the test's end stops it and fails on the error it returns.

@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 . scripts/goflags.sh
 
 failed=()
+# One PDFium compile for every test process of this run (engine, ui and ingest read it):
+# under the race detector each compile is ~20 s of CPU. Fresh per run, gone after.
+MEMDESK_TEST_PDF_CACHE=$(mktemp -d)
+export MEMDESK_TEST_PDF_CACHE
+trap 'rm -rf "$MEMDESK_TEST_PDF_CACHE"' EXIT
 # stage NAME CMD...: runs CMD, timing it, and records NAME when it fails.
 stage() {
   local name=$1
@@ -21,6 +26,40 @@ stage() {
     echo "== $name: FAILED ($((SECONDS - start)) s)" >&2
     failed+=("$name")
   fi
+}
+# beside NAME CMD...: starts CMD as a stage in the background, its output kept apart;
+# stages_beside_done waits for every one and prints each output whole, then its result.
+# The race stage runs mostly one test at a time per package: the gold set and the
+# benchmarks, each about one core, use what it leaves (and, beside other work, hold a
+# share of the machine instead of waiting their turn).
+beside_names=()
+beside_pids=()
+beside_logs=()
+beside() {
+  local name=$1 log
+  shift
+  log=$(mktemp)
+  (
+    start=$SECONDS
+    if "$@"; then
+      echo "== $name: ok ($((SECONDS - start)) s, beside the race stage)"
+    else
+      echo "== $name: FAILED ($((SECONDS - start)) s, beside the race stage)"
+      exit 1
+    fi
+  ) >"$log" 2>&1 &
+  beside_names+=("$name")
+  beside_pids+=($!)
+  beside_logs+=("$log")
+}
+stages_beside_done() {
+  local i
+  for i in "${!beside_pids[@]}"; do
+    wait "${beside_pids[$i]}" || failed+=("${beside_names[$i]}")
+    echo "== ${beside_names[$i]}" >&2
+    cat "${beside_logs[$i]}" >&2
+    rm -f "${beside_logs[$i]}"
+  done
 }
 
 gofmt_clean() {
@@ -72,9 +111,21 @@ stage "binary size" binary_size
 # TestFrontEndsConcurrently reported races inside encoding/json's sync.Map cache in 2 of
 # 35 runs, never in 50 with SQLite alone exempt: it stays instrumented.)
 race_exempt=(-gcflags='github.com/ncruces/go-sqlite3-wasm/v6/...=-race=false')
-stage "unit tests (race)" go test -short -race "${race_exempt[@]}" -timeout 40m $(go list ./... | grep -v '/engine/eval/enginearm$')
-stage "eval gold set" go test -short -timeout 10m ./engine/eval/enginearm
-stage benchmarks go test -short -run '^$' -bench . -benchtime 1x -timeout 10m ./...
+#
+# The packages go longest first (CPU on an idle machine, 2026-12-06: engine 247 s,
+# cmd/memdesk 209 s, ui 119 s, ingest 80 s, devsync 76 s; the rest under 10 s each), so
+# that the last to start is never one of them. -vet=off: the go vet stage above has run
+# every analyzer already.
+longest=(./engine ./cmd/memdesk ./ui ./engine/ingest ./engine/devsync)
+race_pkgs=("${longest[@]}" $(go list -f '{{.Dir}}' ./... | sed "s|^$PWD|.|" |
+  grep -vxF -e ./engine/eval/enginearm $(printf -- '-e %s ' "${longest[@]}")))
+# Only the 16 packages that have benchmarks: the other 27 would each link a test binary
+# to run nothing.
+bench_pkgs=$(git grep -l '^func Benchmark' -- '*_test.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
+beside "eval gold set" go test -short -vet=off -timeout 10m ./engine/eval/enginearm
+beside benchmarks go test -short -vet=off -run '^$' -bench . -benchtime 1x -timeout 10m $bench_pkgs
+stage "unit tests (race)" go test -short -race -vet=off "${race_exempt[@]}" -timeout 40m "${race_pkgs[@]}"
+stages_beside_done
 # The real binary under Xvfb: the window appears, every screen renders (screenshots kept in
 # artifacts/gui for a person to look at).
 stage "gui smoke" ./scripts/gui-smoke.sh artifacts/gui

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -58,7 +59,8 @@ type harness struct {
 // newHarness opens an engine; wrap, when set, puts a test Backend around it.
 func newHarness(t testing.TB, opts Options, wrap func(*engine.Engine) Backend) *harness {
 	t.Helper()
-	eng, err := engine.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), engine.Options{})
+	// PDFCacheDir: the PDFium compile scripts/test.sh shares among test processes.
+	eng, err := engine.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), engine.Options{PDFCacheDir: os.Getenv("MEMDESK_TEST_PDF_CACHE")})
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}

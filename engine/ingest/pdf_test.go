@@ -114,7 +114,9 @@ func TestPDFFixtures(t *testing.T) {
 // testParser is one Parser for a whole test, as an import has: starting PDFium for every
 // file would cost seconds each.
 func testParser(t testing.TB) *Parser {
-	p := new(Parser)
+	// scripts/test.sh shares one PDFium compile among the suite's test processes: under
+	// the race detector a compile is ~20 s of CPU. Unset, the process compiles its own.
+	p := NewParser(os.Getenv("MEMDESK_TEST_PDF_CACHE"))
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
 			t.Errorf("Parser.Close: %v", err)
