@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/memdesk/memdesk/engine/probes"
 	"github.com/memdesk/memdesk/modelboot"
 	"github.com/memdesk/memdesk/modelboot/ollamatest"
+	"github.com/memdesk/memdesk/store"
 )
 
 // fakeEmbedder maps known texts to chosen vectors, so a test decides what is "about" what.
@@ -759,10 +761,14 @@ func TestRecallNeverWaitsForTheMeasurement(t *testing.T) {
 	gated := &gatedEmbedder{fakeEmbedder: newFakeEmbedder("fake/gated@1/4", vecs), open: make(chan struct{})}
 	e := openSemanticEngine(t, gated, gated.state)
 	id := remember(t, e, "", manager)
-	// The pass waits for the measurement before it embeds (EmbedPending), so it runs
-	// beside the recall, as Run's does, and ends once the probes are let through.
-	embedded := make(chan error, 1)
-	go func() { _, err := e.EmbedPending(context.Background(), 0); embedded <- err }()
+	// The fact's vector is stored before the measurement ends, as an earlier pass or
+	// another process would have left it (EmbedPending itself waits for the measurement):
+	// a recall that used the leg unmeasured would find the fact by it.
+	v := slices.Clone(vecs[manager])
+	normalizeVector(v)
+	if _, err := e.st.PutVectors(context.Background(), e.fingerprint(), []store.Vector{{Kind: store.KindFact, ID: id, Text: manager, Vec: v}}); err != nil {
+		t.Fatal(err)
+	}
 	e.semanticRunning.Store(true) // as Run does
 	res, err := e.Recall(context.Background(), RecallRequest{Query: question})
 	if err != nil {
@@ -772,9 +778,6 @@ func TestRecallNeverWaitsForTheMeasurement(t *testing.T) {
 		t.Fatalf("recall during the measurement = %+v, notes %q; want no semantic hit and a note", res.Hits, res.Notes)
 	}
 	close(gated.open)
-	if err := <-embedded; err != nil {
-		t.Fatalf("EmbedPending: %v", err)
-	}
 	deadline := time.Now().Add(time.Minute)
 	for {
 		res, err = e.Recall(context.Background(), RecallRequest{Query: question})
