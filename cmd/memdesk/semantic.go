@@ -34,11 +34,10 @@ type semantic struct {
 	model string
 	// checked: a one-shot Check, no Run; its state words the next step for the user.
 	checked bool
-	// readyNote, when set, words a checked state's "ready": how much of the database the
-	// model's space covers ("" when all of it), counted the first time a result asks for the
-	// state. A command that never shows it (vectors-diagnose, which counts exactly) never
-	// counts.
-	readyNote func() string
+	// readyState, when set, words a checked state's "ready" with how much of the database
+	// the model's space covers, counted the first time a result asks for the state. A
+	// command that never shows it (vectors-diagnose, which counts exactly) never counts.
+	readyState func() string
 	// checkTook is how much of cliSemanticBudget the look at the model took.
 	checkTook time.Duration
 	stop      func()
@@ -133,8 +132,8 @@ func (s *semantic) state() string {
 		return st.String()
 	}
 	switch {
-	case st.Phase == modelboot.PhaseReady && s.readyNote != nil && s.readyNote() != "":
-		return s.readyNote()
+	case st.Phase == modelboot.PhaseReady && s.readyState != nil:
+		return s.readyState()
 	case st.Phase == modelboot.PhaseReady:
 		return "ready"
 	case st.Phase == modelboot.PhaseOffline:
@@ -155,10 +154,10 @@ func (s *semantic) state() string {
 func (c *cli) withCheckedEngine(ctx context.Context, fn func(*engine.Engine) error) error {
 	return c.withWritingEngine(ctx, func(e *engine.Engine, sem *semantic) error {
 		if sem.ready() {
-			sem.readyNote = sync.OnceValue(func() string {
+			sem.readyState = sync.OnceValue(func() string {
 				owners, missing, err := e.VectorCoverage(ctx)
 				if err != nil || missing == 0 {
-					return ""
+					return "ready"
 				}
 				return fmt.Sprintf("ready, but %d of %d facts and chunks have no vector in this model's space yet and are found only by the other legs (run: memdesk admin vectors-fix --all; the app and memdesk mcp embed them in the background)",
 					missing, owners)
