@@ -114,11 +114,10 @@ race_exempt=(-gcflags='github.com/ncruces/go-sqlite3-wasm/v6/...=-race=false')
 #
 # The packages go longest first (CPU on an idle machine, 2026-12-06: engine 247 s,
 # cmd/memdesk 209 s, ui 119 s, ingest 80 s, devsync 76 s; the rest under 10 s each), so
-# that the last to start is never one of them. -vet=off: the go vet stage above has run
-# every analyzer already.
+# that the last to start is never one of them (go runs a package named twice once, where
+# it is first named). -vet=off: the go vet stage above has run every analyzer already.
 longest=(./engine ./cmd/memdesk ./ui ./engine/ingest ./engine/devsync)
-race_pkgs=("${longest[@]}" $(go list -f '{{.Dir}}' ./... | sed "s|^$PWD|.|" |
-  grep -vxF -e ./engine/eval/enginearm $(printf -- '-e %s ' "${longest[@]}")))
+race_pkgs=("${longest[@]}" $(go list ./... | grep -v '/engine/eval/enginearm$'))
 # Only the 16 packages that have benchmarks: the other 27 would each link a test binary
 # to run nothing.
 bench_pkgs=$(git grep -l '^func Benchmark' -- '*_test.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
