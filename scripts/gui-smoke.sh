@@ -5,6 +5,12 @@
 #
 #   scripts/gui-smoke.sh [ARTIFACT_DIR]     (default ./artifacts/gui)
 #
+# GUI_SMOKE_BINARY: a memdesk built by scripts/build.sh to use instead of building one.
+# GUI_SMOKE_TIMEOUT: seconds each screen may take to settle (default 60).
+# GUI_SMOKE_BESIDE: what else runs on the machine meanwhile, said beside the typing figures
+# (test.sh runs this beside the race stage); the figures of a quiet machine come from a run
+# with nothing beside it.
+#
 # Needs (Debian): gcc libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
 # libxinerama-dev libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev
 # xvfb xauth imagemagick xdotool x11-utils fonts-wqy-microhei
@@ -40,8 +46,12 @@ for tool in Xvfb xdotool import convert; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed (see the header of this script)"
 done
 
-echo "gui-smoke: building"
-"$root/scripts/build.sh" "$work/memdesk"
+if [ -n "${GUI_SMOKE_BINARY:-}" ]; then
+	cp "$GUI_SMOKE_BINARY" "$work/memdesk"
+else
+	echo "gui-smoke: building"
+	"$root/scripts/build.sh" "$work/memdesk"
+fi
 md() { "$work/memdesk" --db "$work/m.db" "$@"; }
 
 echo "gui-smoke: seeding $work/m.db"
@@ -567,6 +577,7 @@ drawn=$(percentiles drawn) || fail "the 52,000-chunk window logged no drawn sear
 	echo "gui-smoke: 52,000 chunks, 50 typed queries, 1280x800: window RSS $((rss_kb / 1024)) MB (target 250)"
 	echo "gui-smoke: last key to rows built, after the debounce: $shown"
 	echo "gui-smoke: last key to the frame painted, after the debounce: $drawn (target p95 100)"
+	[ -z "${GUI_SMOKE_BESIDE:-}" ] || echo "gui-smoke: these figures were taken beside ${GUI_SMOKE_BESIDE}, not on a quiet machine"
 } | tee "$artifacts/typing-50k.txt"
 
 if grep -q 'Error in Fyne call thread' "$artifacts/memdesk.log" "$artifacts/memdesk-50k.log"; then

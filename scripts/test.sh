@@ -9,11 +9,15 @@ cd "$(dirname "$0")/.."
 . scripts/goflags.sh
 
 failed=()
-# One PDFium compile for every test process of this run (engine, ui and ingest read it):
-# under the race detector each compile is ~20 s of CPU. Fresh per run, gone after.
-MEMDESK_TEST_PDF_CACHE=$(mktemp -d)
+# scratch holds this run's binary and the cache home below; gone after.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+bin=$scratch/memdesk
+# One PDFium compile for every test process of this run (engine, ui, ingest and
+# cmd/memdesk read it), made before any of them starts by uninstrumented code in seconds: a race-instrumented process spends ~20 s of CPU on each compile, minutes
+# beside other work, and the first ones start together, so they would each compile it.
+MEMDESK_TEST_PDF_CACHE=$scratch/cache/memdesk/pdfium
 export MEMDESK_TEST_PDF_CACHE
-trap 'rm -rf "$MEMDESK_TEST_PDF_CACHE"' EXIT
 # stage NAME CMD...: runs CMD, timing it, and records NAME when it fails.
 stage() {
   local name=$1
@@ -79,12 +83,11 @@ mod_tidy() {
 }
 
 # binary_size: the binary the README's run command builds weighs at most 60 MB (issue 28).
+# It stays in $bin for the stages below.
 binary_size() {
-  local bin size
-  bin=$(mktemp -d)/memdesk
+  local size
   ./scripts/build.sh "$bin" || return 1
   size=$(stat -c %s "$bin")
-  rm -rf "$(dirname "$bin")"
   echo "memdesk binary: $size bytes" >&2
   if [ "$size" -gt 60000000 ]; then
     echo "the binary is over 60 MB: see what grew with go tool nm -size -sort size" >&2
@@ -96,6 +99,18 @@ stage gofmt gofmt_clean
 stage "go mod tidy" mod_tidy
 stage "go vet" go vet ./...
 stage "binary size" binary_size
+# warm_pdf_cache compiles PDFium into $MEMDESK_TEST_PDF_CACHE under both names wazero files
+# it by: its release version, in binaries that carry their modules' versions (the one built
+# above, and cmd/memdesk's tests' subprocesses), and "dev" in test binaries, which carry none.
+# The first by the binary importing a PDF, the second by an uninstrumented ingest test. Should
+# either fail, the test processes compile their own: slower, never wrong.
+warm_pdf_cache() {
+  XDG_CACHE_HOME=$scratch/cache XDG_CONFIG_HOME=$scratch/config \
+    "$bin" --db "$scratch/warm.db" kb add engine/testdata/kb/report.pdf >/dev/null 2>&1 &&
+    go test -short -vet=off -count=1 -run '^TestParseGolden$' ./engine/ingest >/dev/null &&
+    [ "$(ls "$MEMDESK_TEST_PDF_CACHE" | wc -l)" -ge 2 ]
+}
+stage "PDFium compiled once" warm_pdf_cache
 # The gold-set eval (engine/eval/enginearm) runs the real engine over SQLite thousands of
 # times; under the race detector it takes ~45x longer (9 s -> 6.5 min), so it runs without
 # it. Every other package, the engine's concurrent paths included, runs with it. The timeout
@@ -123,11 +138,22 @@ race_pkgs=("${longest[@]}" $(go list ./... | grep -v '/engine/eval/enginearm$'))
 bench_pkgs=$(git grep -l '^func Benchmark' -- '*_test.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
 beside "eval gold set" go test -short -vet=off -timeout 10m ./engine/eval/enginearm
 beside benchmarks go test -short -vet=off -run '^$' -bench . -benchtime 1x -timeout 10m $bench_pkgs
+# The real binary under Xvfb: the window appears, every screen renders (screenshots kept in
+# artifacts/gui for a person to look at). It mostly waits on the window, a quarter of a core,
+# so it too runs beside the race stage, once the two stages above have ended. Its typing
+# figures are then taken beside the race stage, and it says so: what a person feels is
+# measured by running scripts/gui-smoke.sh alone on a quiet machine. The timeout for each
+# screen to settle is a guard, generous for a busy machine.
+gui_smoke_after() {
+  local pid
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null; do sleep 2; done
+  done
+  GUI_SMOKE_BINARY=$bin GUI_SMOKE_TIMEOUT=180 GUI_SMOKE_BESIDE="the race stage" ./scripts/gui-smoke.sh artifacts/gui
+}
+beside "gui smoke" gui_smoke_after "${beside_pids[@]}"
 stage "unit tests (race)" go test -short -race -vet=off "${race_exempt[@]}" -timeout 40m "${race_pkgs[@]}"
 stages_beside_done
-# The real binary under Xvfb: the window appears, every screen renders (screenshots kept in
-# artifacts/gui for a person to look at).
-stage "gui smoke" ./scripts/gui-smoke.sh artifacts/gui
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED stages: ${failed[*]}" >&2

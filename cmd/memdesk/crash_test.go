@@ -61,7 +61,8 @@ var testBinary struct {
 // testCache is the XDG_CACHE_HOME every memdesk the tests run shares, made on first use: the
 // compiled PDFium module lands there once, so each process that meets a PDF loads it in a
 // tenth of a second instead of compiling it again (seconds, minutes under -race and load),
-// and no test writes to the real home's cache.
+// and no test writes to the real home's cache. Its pdfium folder is MEMDESK_TEST_PDF_CACHE
+// when that is set (scripts/test.sh compiles it there once for every package).
 var testCache struct {
 	once sync.Once
 	dir  string
@@ -70,7 +71,14 @@ var testCache struct {
 
 func sharedCacheHome(t testing.TB) string {
 	t.Helper()
-	testCache.once.Do(func() { testCache.dir, testCache.err = os.MkdirTemp("", "memdesk-cache-") })
+	testCache.once.Do(func() {
+		testCache.dir, testCache.err = os.MkdirTemp("", "memdesk-cache-")
+		if shared := os.Getenv("MEMDESK_TEST_PDF_CACHE"); shared != "" && testCache.err == nil {
+			if testCache.err = os.Mkdir(filepath.Join(testCache.dir, "memdesk"), 0o700); testCache.err == nil {
+				testCache.err = os.Symlink(shared, filepath.Join(testCache.dir, "memdesk", "pdfium"))
+			}
+		}
+	})
 	if testCache.err != nil {
 		t.Fatal(testCache.err)
 	}
