@@ -145,10 +145,12 @@ beside benchmarks go test -short -vet=off -run '^$' -bench . -benchtime 1x -time
 # measured by running scripts/gui-smoke.sh alone on a quiet machine. The timeout for each
 # screen to settle is a guard, generous for a busy machine.
 gui_smoke_after() {
-  local pid
+  local pid start=$SECONDS
   for pid in "$@"; do
     while kill -0 "$pid" 2>/dev/null; do sleep 2; done
   done
+  # The stage's time below counts this wait too.
+  echo "gui smoke: started after waiting $((SECONDS - start)) s for the stages before it"
   GUI_SMOKE_BINARY=$bin GUI_SMOKE_TIMEOUT=180 GUI_SMOKE_BESIDE="the race stage" ./scripts/gui-smoke.sh artifacts/gui
 }
 beside "gui smoke" gui_smoke_after "${beside_pids[@]}"
