@@ -362,6 +362,11 @@ func (s *Store) ExportChanges(ctx context.Context, appendLog func([]SyncChange) 
 			if len(page) == 0 {
 				return nil
 			}
+			// A local write may have taken the row a duplicate was hidden behind out of the
+			// active set: the duplicate shows again before the write goes out.
+			if err := reviveDuplicates(ctx, tx); err != nil {
+				return err
+			}
 			if err := appendLog(page); err != nil {
 				return err
 			}
@@ -485,6 +490,11 @@ func (s *Store) ApplyChanges(ctx context.Context, b ApplyBatch) (ApplyReport, er
 			if _, err := tx.ExecContext(ctx, `UPDATE facts SET superseded_by = (SELECT b.id FROM facts b
 				WHERE b.uid = (SELECT c.by_uid FROM sync_changes c WHERE c.id = facts.sync_version))
 				WHERE status = 'superseded' AND superseded_by IS NULL AND sync_version != ''`); err != nil {
+				return err
+			}
+		}
+		if len(roots) > 0 {
+			if err := reviveDuplicates(ctx, tx); err != nil {
 				return err
 			}
 		}
@@ -694,6 +704,59 @@ func (s *Store) writeState(ctx context.Context, tx *sql.Tx, in *interner, st Fac
 	}
 	rep.Touched = append(rep.Touched, id)
 	return conflict, nil
+}
+
+// reviveDuplicates shows again each memory replay stored superseded as a duplicate
+// (writeState: its text was active in another row of the space when its state came) once
+// that row no longer shows the text. Its own state is active; it was hidden only so that
+// one copy of the text is active, and which copy a device keeps depends on the order the
+// changes came in. Without this, a device whose kept copy was then forgotten, edited or
+// moved showed neither copy, while a device that had the changes in the other order showed
+// the other one. The rows are found by their version's state (active) against their own
+// (superseded): a memory superseded by a change of its own never matches.
+func reviveDuplicates(ctx context.Context, tx *sql.Tx) error {
+	type hidden struct{ id, key int64 }
+	var rows []hidden
+	q, err := tx.QueryContext(ctx, `SELECT f.id, f.dedupe FROM facts f
+		JOIN sync_changes c ON c.id = f.sync_version
+		LEFT JOIN facts k ON k.id = f.superseded_by
+		WHERE f.status = 'superseded' AND c.status = 'active'
+			AND (k.id IS NULL OR k.status != 'active' OR k.dedupe != f.dedupe)
+		ORDER BY f.id`)
+	if err != nil {
+		return err
+	}
+	for q.Next() {
+		var h hidden
+		if err := q.Scan(&h.id, &h.key); err != nil {
+			q.Close()
+			return err
+		}
+		rows = append(rows, h)
+	}
+	q.Close()
+	if err := q.Err(); err != nil {
+		return err
+	}
+	for _, h := range rows {
+		// Another copy may still be active (or one revived just before): the row stays a
+		// duplicate, of that one.
+		var other int64
+		switch err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE dedupe = ? AND status = 'active' AND id != ? LIMIT 1`, h.key, h.id).Scan(&other); {
+		case err == nil:
+			_, err = tx.ExecContext(ctx, `UPDATE facts SET superseded_by = ? WHERE id = ?`, other, h.id)
+			if err != nil {
+				return err
+			}
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := tx.ExecContext(ctx, `UPDATE facts SET status = 'active', superseded_by = NULL WHERE id = ?`, h.id); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+	return nil
 }
 
 // SyncDevice is what this database has received from one device.
