@@ -61,4 +61,3 @@ func TestDuplicateComesBackWhenItsCopyLeaves(t *testing.T) {
 		})
 	}
 }
-
