@@ -363,9 +363,13 @@ func (s *Store) ExportChanges(ctx context.Context, appendLog func([]SyncChange) 
 				return nil
 			}
 			// A local write may have taken the row a duplicate was hidden behind out of the
-			// active set: the duplicate shows again before the write goes out.
-			if err := reviveDuplicates(ctx, tx); err != nil {
-				return err
+			// active set: the duplicate shows again before the write goes out. Once per
+			// export, not per page: a write made while the export runs gets its scan at
+			// the next export, which its own change brings.
+			if total == 0 {
+				if err := reviveDuplicates(ctx, tx); err != nil {
+					return err
+				}
 			}
 			if err := appendLog(page); err != nil {
 				return err
