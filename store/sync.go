@@ -645,15 +645,14 @@ func (s *Store) writeState(ctx context.Context, tx *sql.Tx, in *interner, st Fac
 	target := st.Status
 	var conflict *SyncConflict
 	if target == StatusActive {
-		var other int64
-		var otherUID string
-		switch err := tx.QueryRowContext(ctx, `SELECT id, uid FROM facts WHERE dedupe = ? AND status = 'active' AND id != ?`, key, id).Scan(&other, &otherUID); {
-		case err == nil:
+		other, otherUID, found, err := activeCopy(ctx, tx, key, id)
+		if err != nil {
+			return nil, err
+		}
+		if found {
 			target, by = StatusSuperseded, sql.NullInt64{Int64: other, Valid: true}
 			conflict = &SyncConflict{UID: otherUID, Other: st.UID, Kind: "duplicate",
 				Detail: "the same memory was written on two devices; one copy is kept"}
-		case !errors.Is(err, sql.ErrNoRows):
-			return nil, err
 		}
 	}
 	if target != StatusSuperseded {
@@ -710,21 +709,37 @@ func (s *Store) writeState(ctx context.Context, tx *sql.Tx, in *interner, st Fac
 	return conflict, nil
 }
 
+// activeCopy is the row other than id that shows the text of dedupe key in its space, and
+// its uid; found is false when no row does. There is at most one (facts_active_dedupe).
+func activeCopy(ctx context.Context, tx *sql.Tx, key, id int64) (other int64, uid string, found bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT id, uid FROM facts WHERE dedupe = ? AND status = 'active' AND id != ?`, key, id).
+		Scan(&other, &uid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", false, nil
+	}
+	return other, uid, err == nil, err
+}
+
 // reviveDuplicates shows again each memory replay stored superseded as a duplicate
 // (writeState: its text was active in another row of the space when its state came) once
 // that row no longer shows the text. Its own state is active; it was hidden only so that
 // one copy of the text is active, and which copy a device keeps depends on the order the
 // changes came in. Without this, a device whose kept copy was then forgotten, edited or
 // moved showed neither copy, while a device that had the changes in the other order showed
-// the other one. The rows are found by their version's state (active) against their own
-// (superseded): a memory superseded by a change of its own never matches.
+// the other one.
+//
+// Every such row has its "duplicate" conflict recorded (ApplyChanges), so the rows are
+// looked up from those records, not by a scan of every memory: this runs after each local
+// write's export. A row still hidden is one whose version's state (active) differs from its
+// own (superseded); a memory superseded by a change of its own never matches.
 func reviveDuplicates(ctx context.Context, tx *sql.Tx) error {
 	type hidden struct{ id, key int64 }
 	var rows []hidden
-	q, err := tx.QueryContext(ctx, `SELECT f.id, f.dedupe FROM facts f
+	q, err := tx.QueryContext(ctx, `SELECT DISTINCT f.id, f.dedupe FROM sync_conflicts d
+		JOIN facts f ON f.uid = d.other
 		JOIN sync_changes c ON c.id = f.sync_version
 		LEFT JOIN facts k ON k.id = f.superseded_by
-		WHERE f.status = 'superseded' AND c.status = 'active'
+		WHERE d.kind = 'duplicate' AND f.status = 'superseded' AND c.status = 'active'
 			AND (k.id IS NULL OR k.status != 'active' OR k.dedupe != f.dedupe)
 		ORDER BY f.id`)
 	if err != nil {
@@ -745,18 +760,16 @@ func reviveDuplicates(ctx context.Context, tx *sql.Tx) error {
 	for _, h := range rows {
 		// Another copy may still be active (or one revived just before): the row stays a
 		// duplicate, of that one.
-		var other int64
-		switch err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE dedupe = ? AND status = 'active' AND id != ? LIMIT 1`, h.key, h.id).Scan(&other); {
-		case err == nil:
+		other, _, found, err := activeCopy(ctx, tx, h.key, h.id)
+		if err != nil {
+			return err
+		}
+		if found {
 			_, err = tx.ExecContext(ctx, `UPDATE facts SET superseded_by = ? WHERE id = ?`, other, h.id)
-			if err != nil {
-				return err
-			}
-		case errors.Is(err, sql.ErrNoRows):
-			if _, err := tx.ExecContext(ctx, `UPDATE facts SET status = 'active', superseded_by = NULL WHERE id = ?`, h.id); err != nil {
-				return err
-			}
-		default:
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE facts SET status = 'active', superseded_by = NULL WHERE id = ?`, h.id)
+		}
+		if err != nil {
 			return err
 		}
 	}
