@@ -194,6 +194,12 @@ func ChineseWords(run string) []CJKWord {
 	return out
 }
 
+// NameSpecificity is how specific a pair of characters the table does not know is taken to be
+// (unknownPairCount): what a name is worth, the line between everyday words and telling ones.
+func NameSpecificity() float64 {
+	return math.Log(zhTotal() / unknownPairCount)
+}
+
 // unknownPairCount is how often, in the table's counts, a pair of characters it does not know
 // as a word is taken to occur: 1,000 of its 57 million, a specificity of 11.0, between an
 // everyday noun (城市 7.8, 名字 9.3) and a known name (李娜 11.8, 王伟 13.7).

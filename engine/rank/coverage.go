@@ -45,9 +45,23 @@ type Clause struct {
 	Units []Unit
 }
 
+// A large scope's ordinary words. In a scope of more than coverageReference texts, a clause
+// whose most specific unit no text holds (中国空间技术研究院 of 中国空间技术研究院的业务是什么,
+// over 3,494 role-play dialogues) is answered by a text holding less than most of it only if
+// that text holds a word at least as specific as a name (background.NameSpecificity). What
+// such a text holds otherwise are everyday words (业务, 公司, 职位, 妈妈), which many of a
+// thousand texts hold by chance. This applies where a Chinese word is held: English words are
+// weighed by another table. Where some text of the scope holds the top unit, the rule does not
+// apply. A sentence that answers about 纽波特 while naming it only in the sentence before (纽波特在
+// 2010年人口普查中共有多少人, answered by one holding 人口 and 普查) is still found, as it is in a
+// person's store of a few hundred facts, where 妈妈 and the rest of a question about her
+// birthday are no chance match.
+
 // coverage measures candidates of one source against the query's clauses.
 type coverage struct {
 	clauses []clauseBits
+	// nameSpecificity: see "A large scope's ordinary words".
+	nameSpecificity float64
 }
 
 // clauseBits is a clause with its units spelled in the source's term bits, and the units'
@@ -61,6 +75,9 @@ type clauseBits struct {
 	// unknownTopic: the clause's topic is something the store never mentions (unknownTopic);
 	// a text holding its other words answers it only if it holds most of the clause.
 	unknownTopic bool
+	// ordinaryNotEnough: the scope is large and no text holds the clause's most specific
+	// unit, so held Chinese words short of a name's specificity are no part of it.
+	ordinaryNotEnough bool
 }
 
 // unitBits is one unit in a source's term bits. An All unit needs all of its bits together
@@ -86,7 +103,7 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 			held[t.Text] = true
 		}
 	}
-	var c coverage
+	c := coverage{nameSpecificity: background.NameSpecificity()}
 	for i := range clauses {
 		cl := &clauses[i]
 		cb := clauseBits{clause: cl}
@@ -127,6 +144,7 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 			cb.topic = topicSize(cl.Units, cb.specific)
 			top := cb.specific[0]
 			cb.unknownTopic = unknownTopic(cl.Units, known, top, cb.total)
+			cb.ordinaryNotEnough = src.N > coverageReference && !known[top]
 			c.clauses = append(c.clauses, cb)
 		}
 	}
@@ -222,12 +240,22 @@ func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 	var at *clauseBits
 	for i := range c.clauses {
 		cb := &c.clauses[i]
-		var held float64
-		for _, u := range cb.units {
-			held += u.held(cand, loose)
+		var held, telling float64
+		chinese := false
+		for k, u := range cb.units {
+			h := u.held(cand, loose)
+			if h > 0 {
+				unit := &cb.clause.Units[k]
+				telling = max(telling, unit.Specificity)
+				chinese = chinese || unit.All
+			}
+			held += h
 		}
 		share := held / cb.total
 		if share < mostOfShare && (cb.unknownTopic || !cb.holdsTopic(cand, loose)) {
+			share = 0
+		}
+		if share < mostOfShare && cb.ordinaryNotEnough && chinese && telling < c.nameSpecificity {
 			share = 0
 		}
 		if share > best {

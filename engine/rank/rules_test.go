@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdesk/memdesk/engine/analysis"
+	"github.com/memdesk/memdesk/engine/background"
 	"github.com/memdesk/memdesk/engine/query"
 )
 
@@ -328,6 +329,45 @@ func TestCoverageOfAClause(t *testing.T) {
 	}
 	if newCoverage([]Clause{{Text: "3.12"}}, src).measurable() {
 		t.Error("a clause without units is measurable")
+	}
+}
+
+// TestCoverageOfALargeScopesOrdinaryWords: in a scope of more than coverageReference texts,
+// a clause whose most specific unit no text holds is not covered by a text holding less than
+// most of it in everyday Chinese words; a name held, a scope of a person's size, or a top unit
+// some text holds leaves the share as it was.
+func TestCoverageOfALargeScopesOrdinaryWords(t *testing.T) {
+	name := background.NameSpecificity()
+	unit := func(term string, spec float64) Unit {
+		return Unit{Terms: []string{term}, All: true, Surface: term, Specificity: spec}
+	}
+	// 注销 (a verb, so no unknown-topic rule) is the top unit; 业务 and 公司 are everyday words.
+	everyday := Clause{Units: []Unit{unit("注销", 12.5), unit("业务", 8.9), unit("公司", 7.1)}}
+	withName := Clause{Units: []Unit{unit("注销", 12.5), unit("业务", 8.9), unit("公司", 7.1),
+		{Terms: []string{"李思"}, All: true, Surface: "李思", Specificity: name, Name: true}}}
+	// Bits: 业务 1, 公司 2, 李思 4, 注销 8 (DF 0 unless the top unit is known).
+	terms := []Term{{Text: "业务"}, {Text: "公司"}, {Text: "李思"}, {Text: "注销"}}
+	scope := func(n, topDF int) *Source {
+		return &Source{N: n, LexicalTerms: terms, DF: []int{40, 60, 3, topDF}}
+	}
+	cases := []struct {
+		name   string
+		clause Clause
+		src    *Source
+		c      Candidate
+		want   float64
+	}{
+		{"everyday words, large scope, top unknown", everyday, scope(3494, 0), Candidate{Terms: 0b001}, 0},
+		{"everyday words, a person's store", everyday, scope(300, 0), Candidate{Terms: 0b001}, 8.9 / 28.5},
+		{"everyday words, large scope, top held elsewhere", everyday, scope(3494, 5), Candidate{Terms: 0b001}, 8.9 / 28.5},
+		{"a name held, large scope", withName, scope(3494, 0), Candidate{Terms: 0b101}, (8.9 + name) / (28.5 + name)},
+		{"most of the clause in everyday words, large scope", everyday, scope(3494, 0), Candidate{Terms: 0b011}, 16.0 / 28.5},
+	}
+	for _, tc := range cases {
+		got, _ := newCoverage([]Clause{tc.clause}, tc.src).of(tc.c, false)
+		if math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: coverage = %.3f, want %.3f", tc.name, got, tc.want)
+		}
 	}
 }
 
