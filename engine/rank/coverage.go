@@ -76,7 +76,8 @@ type clauseBits struct {
 	// a text holding its other words answers it only if it holds most of the clause.
 	unknownTopic bool
 	// ordinaryNotEnough: the scope is large and no text holds the clause's most specific
-	// unit, so held Chinese words short of a name's specificity are no part of it.
+	// unit, so a text holding less than most of the clause, some of it in Chinese words and
+	// none of it as specific as a name, does not cover it.
 	ordinaryNotEnough bool
 }
 
