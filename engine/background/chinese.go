@@ -187,7 +187,7 @@ func ChineseWords(run string) []CJKWord {
 		}
 		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
 		if single && prevSingle && total > unknownPairCount {
-			out = append(out, CJKWord{Start: w.start - 1, Len: 2, Specificity: math.Log(total / unknownPairCount), Unknown: true})
+			out = append(out, CJKWord{Start: w.start - 1, Len: 2, Specificity: nameSpecificity(total), Unknown: true})
 		}
 		prevSingle = single
 	}
@@ -197,7 +197,13 @@ func ChineseWords(run string) []CJKWord {
 // NameSpecificity is how specific a pair of characters the table does not know is taken to be
 // (unknownPairCount): what a name is worth, the line between everyday words and telling ones.
 func NameSpecificity() float64 {
-	return math.Log(zhTotal() / unknownPairCount)
+	return nameSpecificity(zhTotal())
+}
+
+// nameSpecificity is NameSpecificity for a table of total counts: one formula, so the pairs
+// ChineseWords marks as names and the line rank draws at a name's worth cannot drift apart.
+func nameSpecificity(total float64) float64 {
+	return math.Log(total / unknownPairCount)
 }
 
 // unknownPairCount is how often, in the table's counts, a pair of characters it does not know

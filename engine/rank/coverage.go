@@ -234,8 +234,9 @@ func unitKnown(u Unit, held map[string]bool, src *Source) bool {
 // (before the segmenter has loaded) Chinese has none, and is answered on its evidence alone.
 func (c coverage) measurable() bool { return len(c.clauses) > 0 }
 
-// of returns the share of its best clause a candidate holds, and that clause. A share that
-// holds none of the clause's topic and is not most of it counts as none.
+// of returns the share of its best clause a candidate holds, and that clause. A share that is
+// not most of the clause counts as none when it holds none of the clause's topic, when that
+// topic is unknown to the store, or when it is everyday words of a large scope (above).
 func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 	var best float64
 	var at *clauseBits
@@ -253,10 +254,8 @@ func (c coverage) of(cand Candidate, loose bool) (float64, *clauseBits) {
 			held += h
 		}
 		share := held / cb.total
-		if share < mostOfShare && (cb.unknownTopic || !cb.holdsTopic(cand, loose)) {
-			share = 0
-		}
-		if share < mostOfShare && cb.ordinaryNotEnough && chinese && telling < c.nameSpecificity {
+		ordinaryOnly := cb.ordinaryNotEnough && chinese && telling < c.nameSpecificity
+		if share < mostOfShare && (cb.unknownTopic || ordinaryOnly || !cb.holdsTopic(cand, loose)) {
 			share = 0
 		}
 		if share > best {
