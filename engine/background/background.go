@@ -132,6 +132,8 @@ type Unit struct {
 	// Name: a Chinese pair the table does not know as a word (CJKWord.Unknown), most often
 	// a name. English words the table lacks are not marked: jargon as often as names.
 	Name bool
+	// Guessed: a Name read from one character the table cannot place (CJKWord.Guessed).
+	Guessed bool
 	// Noun: a Chinese word the table tags a noun (CJKWord.Noun).
 	Noun bool
 }
@@ -225,6 +227,7 @@ func cjkUnits(terms []analysis.Term, cjkWords func(run string) []CJKWord) []Unit
 			Surface:     strings.Join(chars[w.Start:w.Start+w.Len], ""),
 			Specificity: w.Specificity,
 			Name:        w.Unknown,
+			Guessed:     w.Guessed,
 			Noun:        w.Noun,
 		})
 	}

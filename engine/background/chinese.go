@@ -3,6 +3,7 @@ package background
 import (
 	_ "embed"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -156,6 +157,9 @@ type CJKWord struct {
 	Specificity float64
 	// Unknown: two single characters the table does not know as a word, most often a name.
 	Unknown bool
+	// Guessed: an Unknown pair read from one character alone (guessedNames), as often two
+	// everyday characters side by side as a name.
+	Guessed bool
 	// Noun: the table tags the word a noun of some kind (a thing, a place, a person, a
 	// title), not a verb, adjective or time word: what a question is about rather than what
 	// it asks of it (护照 of 护照什么时候过期, not 过期).
@@ -180,7 +184,8 @@ func ChineseWords(run string) []CJKWord {
 	total := zhTotal()
 	var out []CJKWord
 	prevSingle := false // the word before is a single content character
-	for _, w := range segmentZH(runes, total) {
+	words := segmentZH(runes, total)
+	for _, w := range words {
 		if w.n >= 2 && w.known && isContentTag(w.entry.tag) && total > w.entry.count {
 			out = append(out, CJKWord{Start: w.start, Len: w.n, Specificity: math.Log(total / w.entry.count),
 				Noun: w.entry.tag[0] == 'n'})
@@ -191,7 +196,88 @@ func ChineseWords(run string) []CJKWord {
 		}
 		prevSingle = single
 	}
+	if guessed := guessedNames(runes, words, total); len(guessed) > 0 {
+		out = append(out, guessed...)
+		slices.SortStableFunc(out, func(a, b CJKWord) int { return a.Start - b.Start })
+	}
 	return out
+}
+
+// guessedNames are the pairs of a run that stand for a name ChineseWords' own rule (two single
+// content characters side by side) misses, because the name's other character is grammar on
+// its own (于 of 于乐, 均 of 潘均顺) or the table has cut it into a word (晏 of 司马晏, 徐 of
+// 徐夫人). A character alone in the cut and in no pair already is taken for a name's when the
+// table tags it a name's (nr, ns: 晏, 徐, 潘) or has no count for it alone (乐, 楼). It pairs
+// with the character beside it: a single one first, then the edge of a word. A single
+// neighbour that is a particle, pronoun or conjunction (的, 我, 和) is no part of a name; nor,
+// for a character the table does count alone, is the commonest grammar (被 of 后被扎伊尔代替:
+// 后 is "after" there, though the table tags it a surname).
+//
+// The guess is as often two everyday characters (都没, 视频里: the table has no count for
+// 没 or 里 alone) as a name; rank weighs it only where that cannot mislead (Unit.Guessed).
+func guessedNames(runes []rune, words []zhWord, total float64) []CJKWord {
+	han := func(w zhWord) bool { return unicode.Is(unicode.Han, runes[w.start]) }
+	content := func(w zhWord) bool { // a single content character, as ChineseWords pairs them
+		return w.n == 1 && han(w) && !(w.known && isGrammaticalChar(w.entry))
+	}
+	var out []CJKWord
+	for k, w := range words {
+		uncounted := !w.known
+		if w.n != 1 || !han(w) || !(uncounted || isNameTag(w.entry.tag)) {
+			continue
+		}
+		var left, right zhWord
+		if k > 0 {
+			left = words[k-1]
+		}
+		if k+1 < len(words) {
+			right = words[k+1]
+		}
+		if content(w) && (content(left) || content(right)) {
+			continue // in a pair already
+		}
+		joins := func(x zhWord) bool { // a single neighbour that can be a name's other character
+			if x.n != 1 || !han(x) || isClosedTag(x.entry.tag) {
+				return false
+			}
+			return uncounted || x.entry.count < commonCharCount
+		}
+		start := -1
+		switch {
+		case joins(left):
+			start = w.start - 1
+		case joins(right):
+			start = w.start
+		case left.n >= 2 && han(left):
+			start = w.start - 1
+		case right.n >= 2 && han(right):
+			start = w.start
+		}
+		if start >= 0 {
+			out = append(out, CJKWord{Start: start, Len: 2, Specificity: nameSpecificity(total),
+				Unknown: true, Guessed: true})
+		}
+	}
+	return out
+}
+
+// isNameTag reports the parts of speech of a name's characters: a person's (nr, nrt, nrfg)
+// or a place's (ns).
+func isNameTag(tag string) bool {
+	return strings.HasPrefix(tag, "nr") || strings.HasPrefix(tag, "ns")
+}
+
+// isClosedTag reports particles (u), modal particles and interjections (y, e, o), pronouns
+// (r) and conjunctions (c): words that frame a name, never part of one.
+func isClosedTag(tag string) bool {
+	if tag == "" {
+		return false
+	}
+	switch tag[0] {
+	case 'u', 'y', 'e', 'o', 'r', 'c':
+		return true
+	}
+	return false
 }
 
 // NameSpecificity is how specific a pair of characters the table does not know is taken to be

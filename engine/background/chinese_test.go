@@ -62,6 +62,45 @@ func TestChineseWords(t *testing.T) {
 	}
 }
 
+// TestGuessedNames: a character the table tags a name's, or has no count for alone, pairs
+// with the character beside it where ChineseWords' own rule does not reach: a grammatical
+// neighbour (于 of 于乐, 均 of 潘均顺) or a word's edge (司马晏, 徐夫人). Those pairs, and
+// only those, are marked Guessed; the commonest grammar beside a surname's character (后被)
+// is no name.
+func TestGuessedNames(t *testing.T) {
+	cases := []struct {
+		run     string
+		guessed []string
+	}{
+		{"于乐的职业是什么", []string{"于乐"}},
+		{"潘均顺哪年去世", []string{"潘均"}},
+		{"谁杀了司马晏", []string{"马晏"}},
+		{"徐夫人是哪里人", []string{"徐夫"}},
+		{"后被扎伊尔代替", nil},
+		// Names the table's own rule finds are not guessed; nor is a run with no name.
+		{"张晓燕住在哪个城市", nil},
+		{"我对花生过敏", nil},
+	}
+	for _, c := range cases {
+		r := []rune(c.run)
+		var guessed []string
+		for _, w := range ChineseWords(c.run) {
+			if w.Guessed {
+				if !w.Unknown || w.Len != 2 {
+					t.Errorf("ChineseWords(%q): guessed %q is not an unknown pair", c.run, string(r[w.Start:w.Start+w.Len]))
+				}
+				guessed = append(guessed, string(r[w.Start:w.Start+w.Len]))
+			}
+		}
+		if !cmp.Equal(guessed, c.guessed) {
+			t.Errorf("ChineseWords(%q) guesses %v, want %v", c.run, guessed, c.guessed)
+		}
+	}
+	if got := chineseWords(t, "于乐的职业是什么"); !cmp.Equal(got, []string{"于乐", "职业"}) {
+		t.Errorf("ChineseWords(于乐的职业是什么) = %v, want the guessed name in query order", got)
+	}
+}
+
 // TestChineseTable: the embedded table is sorted (the search depends on it), starts with its
 // total, and every word is found where it lies, with no word found that it lacks.
 func TestChineseTable(t *testing.T) {

@@ -371,6 +371,32 @@ func TestCoverageOfALargeScopesOrdinaryWords(t *testing.T) {
 	}
 }
 
+// TestCoverageCountsAGuessedNameOnlyInALargeScope: a name guessed from one character
+// (Unit.Guessed) that no text holds makes a clause's topic unknown in a scope of more than
+// coverageReference texts, so a text holding only the clause's everyday word does not cover
+// it; in a person's store the guess is left out and that word is the whole clause.
+func TestCoverageCountsAGuessedNameOnlyInALargeScope(t *testing.T) {
+	clause := Clause{Units: []Unit{
+		{Terms: []string{"于乐"}, All: true, Surface: "于乐", Specificity: background.NameSpecificity(), Name: true, Guessed: true},
+		{Terms: []string{"职业"}, All: true, Surface: "职业", Specificity: 7.9, Noun: true},
+	}}
+	terms := []Term{{Text: "于乐"}, {Text: "职业"}}
+	holdsJob := Candidate{Terms: 0b10}
+	for _, tc := range []struct {
+		name string
+		n    int
+		want float64
+	}{
+		{"large scope", 3494, 0},
+		{"a person's store", 300, 1},
+	} {
+		src := &Source{N: tc.n, LexicalTerms: terms, DF: []int{0, 40}}
+		if got, _ := newCoverage([]Clause{clause}, src).of(holdsJob, false); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: coverage = %.3f, want %.3f", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestCoverageReportsTheClauseMostSpecificFirst: the words a report names are the clause's
 // most specific (ties: the earlier).
 func TestCoverageReportsTheClauseMostSpecificFirst(t *testing.T) {
