@@ -190,7 +190,7 @@ func ChineseWords(run string) []CJKWord {
 			out = append(out, CJKWord{Start: w.start, Len: w.n, Specificity: math.Log(total / w.entry.count),
 				Noun: w.entry.tag[0] == 'n'})
 		}
-		single := w.n == 1 && unicode.Is(unicode.Han, runes[w.start]) && !(w.known && isGrammaticalChar(w.entry))
+		single := singleContentChar(runes, w)
 		if single && prevSingle && total > unknownPairCount {
 			out = append(out, CJKWord{Start: w.start - 1, Len: 2, Specificity: nameSpecificity(total), Unknown: true})
 		}
@@ -216,41 +216,31 @@ func ChineseWords(run string) []CJKWord {
 // The guess is as often two everyday characters (都没, 视频里: the table has no count for
 // 没 or 里 alone) as a name; rank weighs it only where that cannot mislead (Unit.Guessed).
 func guessedNames(runes []rune, words []zhWord, total float64) []CJKWord {
-	han := func(w zhWord) bool { return unicode.Is(unicode.Han, runes[w.start]) }
-	content := func(w zhWord) bool { // a single content character, as ChineseWords pairs them
-		return w.n == 1 && han(w) && !(w.known && isGrammaticalChar(w.entry))
-	}
 	var out []CJKWord
 	for k, w := range words {
 		uncounted := !w.known
-		if w.n != 1 || !han(w) || !(uncounted || isNameTag(w.entry.tag)) {
+		if w.n != 1 || !isHan(runes, w) || !(uncounted || isNameTag(w.entry.tag)) {
 			continue
 		}
-		var left, right zhWord
+		var left, right zhWord // the zero word (n 0) where the run ends
 		if k > 0 {
 			left = words[k-1]
 		}
 		if k+1 < len(words) {
 			right = words[k+1]
 		}
-		if content(w) && (content(left) || content(right)) {
+		if singleContentChar(runes, w) && (singleContentChar(runes, left) || singleContentChar(runes, right)) {
 			continue // in a pair already
-		}
-		joins := func(x zhWord) bool { // a single neighbour that can be a name's other character
-			if x.n != 1 || !han(x) || isClosedTag(x.entry.tag) {
-				return false
-			}
-			return uncounted || x.entry.count < commonCharCount
 		}
 		start := -1
 		switch {
-		case joins(left):
+		case joinsName(runes, left, uncounted):
 			start = w.start - 1
-		case joins(right):
+		case joinsName(runes, right, uncounted):
 			start = w.start
-		case left.n >= 2 && han(left):
+		case left.n >= 2 && isHan(runes, left):
 			start = w.start - 1
-		case right.n >= 2 && han(right):
+		case right.n >= 2 && isHan(runes, right):
 			start = w.start
 		}
 		if start >= 0 {
@@ -259,6 +249,27 @@ func guessedNames(runes []rune, words []zhWord, total float64) []CJKWord {
 		}
 	}
 	return out
+}
+
+// joinsName reports whether x, a neighbour of a name's character (guessedNames), can be the
+// name's other character: a single Han character that is no particle, pronoun or conjunction,
+// and, beside a character the table counts alone (uncounted false), not the commonest grammar.
+func joinsName(runes []rune, x zhWord, uncounted bool) bool {
+	if x.n != 1 || !isHan(runes, x) || isClosedTag(x.entry.tag) {
+		return false
+	}
+	return uncounted || x.entry.count < commonCharCount
+}
+
+// singleContentChar reports whether w is one Han character that is no grammatical word on its
+// own: two of them side by side are a name's pair (ChineseWords).
+func singleContentChar(runes []rune, w zhWord) bool {
+	return w.n == 1 && isHan(runes, w) && !(w.known && isGrammaticalChar(w.entry))
+}
+
+// isHan reports whether w starts with a Han character.
+func isHan(runes []rune, w zhWord) bool {
+	return unicode.Is(unicode.Han, runes[w.start])
 }
 
 // isNameTag reports the parts of speech of a name's characters: a person's (nr, nrt, nrfg)

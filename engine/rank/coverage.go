@@ -105,9 +105,10 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 		}
 	}
 	c := coverage{nameSpecificity: background.NameSpecificity()}
+	largeScope := src.N > coverageReference // see "A large scope's ordinary words"
 	for i := range clauses {
 		cl := &clauses[i]
-		if src.N <= coverageReference {
+		if !largeScope {
 			cl = withoutGuessedNames(cl)
 		}
 		cb := clauseBits{clause: cl}
@@ -148,7 +149,7 @@ func newCoverage(clauses []Clause, src *Source) coverage {
 			cb.topic = topicSize(cl.Units, cb.specific)
 			top := cb.specific[0]
 			cb.unknownTopic = unknownTopic(cl.Units, known, top, cb.total)
-			cb.ordinaryNotEnough = src.N > coverageReference && !known[top]
+			cb.ordinaryNotEnough = largeScope && !known[top]
 			c.clauses = append(c.clauses, cb)
 		}
 	}
